@@ -1,0 +1,63 @@
+"""Shared CLI pieces: console, model arguments, output folders."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from rich.console import Console
+
+from mjscope.models.loading import LoadOptions
+
+
+def console() -> Console:
+    """A rich console on stdout; plain (no colour, no live widgets) when not a terminal."""
+    return Console(highlight=False, soft_wrap=False)
+
+
+def is_terminal() -> bool:
+    """Whether stdout is an interactive terminal (live status lines and progress bars)."""
+    return sys.stdout.isatty()
+
+
+def add_model_arguments(p: argparse.ArgumentParser) -> None:
+    """Options every command that loads a model file accepts."""
+    p.add_argument(
+        "--package-path",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="folder searched for URDF package:// URIs (repeatable; before ROS_PACKAGE_PATH)",
+    )
+    p.add_argument(
+        "--merge-fixed-links",
+        action="store_true",
+        help="URDF: merge bodies joined by fixed joints (default keeps them)",
+    )
+    p.add_argument(
+        "--no-visual", action="store_true", help="URDF: drop visual-only geoms (default keeps them)"
+    )
+
+
+def load_options(args: argparse.Namespace) -> LoadOptions:
+    """``LoadOptions`` from the arguments added by :func:`add_model_arguments`."""
+    return LoadOptions(
+        package_paths=tuple(args.package_path),
+        keep_fixed_links=not args.merge_fixed_links,
+        keep_visual=not args.no_visual,
+    )
+
+
+def out_dir(path: str | Path) -> Path:
+    """Create an output folder (one clear error if it cannot be)."""
+    from mjscope.exceptions import OutputError
+
+    p = Path(path)
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise OutputError(
+            f"cannot create output folder {str(p)!r}: {e.strerror}; choose another"
+        ) from e
+    return p

@@ -1,0 +1,43 @@
+"""``mjscope demo``: every feature on a bundled default, outputs into ``./mjscope-out/``.
+
+Each feature's CLI module may define ``demo(out: Path) -> tuple[list[Path], int]`` (files
+written, exit code) and ``DEMO_ORDER``
+(an int); they run in that order and the written files are listed at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``demo`` subcommand."""
+    p = sub.add_parser("demo", help="run every feature on a bundled default into ./mjscope-out/")
+    p.add_argument("--out", default="mjscope-out", help="output folder (default ./mjscope-out)")
+    p.add_argument("--only", action="append", default=[], help="run only these parts (repeatable)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run each feature's demo and print where its outputs are."""
+    from mjscope.cli import command_modules
+    from mjscope.cli._common import console, out_dir
+
+    con = console()
+    root = out_dir(args.out)
+    parts = [m for m in command_modules() if hasattr(m, "demo")]
+    parts.sort(key=lambda m: getattr(m, "DEMO_ORDER", 100))
+    status = 0
+    for mod in parts:
+        name = mod.__name__.rsplit(".", 1)[-1]
+        if args.only and name not in args.only:
+            continue
+        con.rule(f"demo: {name}")
+        written, code = mod.demo(Path(root))
+        status = max(status, code)
+        for path in written:
+            con.print(f"  wrote {path}")
+    con.rule()
+    con.print(f"outputs in {root.resolve()}")
+    return status

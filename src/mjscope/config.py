@@ -1,0 +1,141 @@
+"""YAML configuration into frozen dataclasses, with unknown keys as errors.
+
+Defaults live in the dataclasses; a YAML file only overrides them. Nested dataclass fields
+are filled recursively. Package data is read with :mod:`importlib.resources`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from importlib import resources
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+
+from mjscope.exceptions import ConfigError
+
+T = TypeVar("T")
+
+
+def read_yaml(path: str | Path) -> dict[str, Any]:
+    """Read a YAML mapping from a file.
+
+    Args:
+        path: File to read.
+
+    Returns:
+        The top-level mapping (empty for an empty file).
+
+    Raises:
+        ConfigError: The file is missing, not YAML, or not a mapping.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"config file {str(p)!r} not found; pass an existing YAML file")
+    try:
+        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        raise ConfigError(f"config file {str(p)!r} is not valid YAML{where}: fix the syntax") from e
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"config file {str(p)!r} must hold a mapping, got {type(data).__name__}")
+    return data
+
+
+def package_data_path(*parts: str) -> Path:
+    """Path of a file under ``mjscope/data``.
+
+    Args:
+        *parts: Path components below ``data/`` (e.g. ``"config", "dual_arm_rm75.yaml"``).
+
+    Returns:
+        A filesystem path to the packaged file.
+    """
+    root = resources.files("mjscope").joinpath("data")
+    for part in parts:
+        root = root.joinpath(part)
+    return Path(str(root))
+
+
+def from_dict(cls: type[T], data: dict[str, Any], where: str = "config") -> T:
+    """Build a (frozen) dataclass from a mapping, rejecting unknown keys.
+
+    Args:
+        cls: The dataclass type.
+        data: Values that override the dataclass defaults.
+        where: Location used in error messages (e.g. the file and section).
+
+    Returns:
+        An instance of ``cls``.
+
+    Raises:
+        ConfigError: Unknown key, missing required key, or a value of the wrong kind.
+    """
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where}: expected a mapping, got {type(data).__name__}")
+    fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    unknown = sorted(set(data) - set(fields))
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown key(s) {', '.join(map(repr, unknown))}; "
+            f"valid keys: {', '.join(sorted(fields))}"
+        )
+    hints = typing.get_type_hints(cls)
+    kwargs: dict[str, Any] = {}
+    for name, value in data.items():
+        kwargs[name] = _coerce(hints[name], value, f"{where}.{name}")
+    try:
+        return cls(**kwargs)
+    except TypeError as e:
+        raise ConfigError(f"{where}: {e}") from e
+
+
+def _coerce(tp: Any, value: Any, where: str) -> Any:
+    origin = typing.get_origin(tp)
+    if dataclasses.is_dataclass(tp) and isinstance(tp, type):
+        return from_dict(tp, value, where)
+    if origin in (typing.Union, types.UnionType):
+        args = typing.get_args(tp)
+        if value is None and type(None) in args:
+            return None
+        inner = [a for a in args if a is not type(None)]
+        return _coerce(inner[0], value, where) if len(inner) == 1 else value
+    if tp is float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ConfigError(f"{where}: expected a number, got {value!r}")
+        return float(value)
+    if tp is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{where}: expected an integer, got {value!r}")
+        return value
+    if tp is bool:
+        if not isinstance(value, bool):
+            raise ConfigError(f"{where}: expected true/false, got {value!r}")
+        return value
+    if tp is str:
+        if not isinstance(value, str):
+            raise ConfigError(f"{where}: expected a string, got {value!r}")
+        return value
+    if origin is tuple:
+        if not isinstance(value, list | tuple):
+            raise ConfigError(f"{where}: expected a list, got {value!r}")
+        args = typing.get_args(tp)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_coerce(args[0], v, f"{where}[{i}]") for i, v in enumerate(value))
+        if len(args) != len(value):
+            raise ConfigError(f"{where}: expected {len(args)} values, got {len(value)}")
+        return tuple(
+            _coerce(a, v, f"{where}[{i}]") for i, (a, v) in enumerate(zip(args, value, strict=True))
+        )
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise ConfigError(f"{where}: expected a mapping, got {value!r}")
+        _, vt = typing.get_args(tp)
+        return {str(k): _coerce(vt, v, f"{where}.{k}") for k, v in value.items()}
+    return value

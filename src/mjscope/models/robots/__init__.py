@@ -1,0 +1,1 @@
+"""Bundled robot builders (``MjSpec``), one module per robot, registered on import."""

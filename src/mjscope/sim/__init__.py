@@ -1,0 +1,1 @@
+"""Simulation helpers shared by features: offscreen rendering and (later) environments."""

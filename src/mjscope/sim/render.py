@@ -1,0 +1,186 @@
+"""Headless rendering: a state to PNG, a sequence of frames to MP4 or GIF.
+
+The GL backend comes from ``MUJOCO_GL`` (``egl`` by default without a display, ``osmesa``
+where installed). The native viewer is only used by commands that ask for it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import mujoco
+import numpy as np
+
+from mjscope.exceptions import MjscopeError, OutputError
+
+
+class OffscreenRenderer:
+    """Offscreen RGB renderer for one model, usable as a context manager.
+
+    Args:
+        model: The compiled model.
+        width: Frame width [px]; clipped to the model's offscreen buffer.
+        height: Frame height [px]; clipped to the model's offscreen buffer.
+        camera: Camera name or id; ``None`` uses a free camera framing the whole model.
+    """
+
+    def __init__(
+        self,
+        model: mujoco.MjModel,
+        width: int = 640,
+        height: int = 480,
+        camera: str | int | None = None,
+    ) -> None:
+        _ensure_headless_backend()
+        width = min(width, int(model.vis.global_.offwidth))
+        height = min(height, int(model.vis.global_.offheight))
+        try:
+            self._renderer = mujoco.Renderer(model, height=height, width=width)
+        except Exception as e:  # backend errors differ per platform
+            raise MjscopeError(
+                f"offscreen rendering failed with MUJOCO_GL={os.environ.get('MUJOCO_GL', '')!r}: "
+                f"{e}; install libegl-mesa0 (egl) or libosmesa6 (osmesa) and set MUJOCO_GL"
+            ) from e
+        self.model = model
+        self.camera: str | int | mujoco.MjvCamera = (
+            camera if camera is not None else _free_camera(model)
+        )
+
+    def render(self, data: mujoco.MjData) -> np.ndarray:
+        """Render the current state.
+
+        Args:
+            data: State to draw (``mj_forward`` must have been called after writing ``qpos``).
+
+        Returns:
+            ``(height, width, 3)`` uint8 image.
+        """
+        self._renderer.update_scene(data, camera=self.camera)
+        return self._renderer.render().copy()
+
+    def close(self) -> None:
+        """Release the GL context."""
+        self._renderer.close()
+
+    def __enter__(self) -> OffscreenRenderer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _ensure_headless_backend() -> None:
+    """Switch MuJoCo's renderer to EGL when it picked GLFW but there is no display.
+
+    ``mujoco`` chooses its GL backend when it is first imported; a program that imported it
+    before :mod:`mjscope` (without ``MUJOCO_GL``) would get GLFW, which needs a display.
+    """
+    want = os.environ.get("MUJOCO_GL", "").lower() or ("" if os.environ.get("DISPLAY") else "egl")
+    if want not in ("egl", "osmesa"):
+        return
+    from mujoco.rendering.classic import gl_context
+
+    ctx = getattr(gl_context, "GLContext", None)
+    if ctx is not None and ctx.__module__.startswith("mujoco.glfw"):
+        if want == "egl":
+            from mujoco.egl import GLContext as Headless
+        else:
+            from mujoco.osmesa import GLContext as Headless
+        gl_context.GLContext = Headless
+
+
+def _free_camera(model: mujoco.MjModel) -> mujoco.MjvCamera:
+    cam = mujoco.MjvCamera()
+    mujoco.mjv_defaultFreeCamera(model, cam)
+    cam.azimuth, cam.elevation = 135.0, -25.0
+    cam.distance *= 0.9
+    return cam
+
+
+def check_writable(path: str | Path) -> Path:
+    """Make sure ``path``'s folder exists (creating it) and can be written.
+
+    Raises:
+        OutputError: The folder cannot be created or written.
+    """
+    p = Path(path)
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise OutputError(
+            f"cannot create folder {str(p.parent)!r}: {e.strerror}; choose another path"
+        ) from e
+    if not os.access(p.parent, os.W_OK):
+        raise OutputError(f"folder {str(p.parent)!r} is not writable; choose another output path")
+    return p
+
+
+def save_png(image: np.ndarray, path: str | Path) -> Path:
+    """Write an RGB image as PNG."""
+    import imageio.v3 as iio
+
+    p = check_writable(path)
+    iio.imwrite(p, image)
+    return p
+
+
+def render_png(
+    model: mujoco.MjModel,
+    data: mujoco.MjData,
+    path: str | Path,
+    width: int = 640,
+    height: int = 480,
+    camera: str | int | None = None,
+) -> Path:
+    """Render one state to a PNG file.
+
+    Args:
+        model: Compiled model.
+        data: State (forwarded).
+        path: Output ``.png``.
+        width: Width [px].
+        height: Height [px].
+        camera: Camera name/id or ``None`` for a free camera.
+
+    Returns:
+        The written path.
+    """
+    with OffscreenRenderer(model, width, height, camera) as r:
+        return save_png(r.render(data), path)
+
+
+def write_video(frames: Iterable[np.ndarray], path: str | Path, fps: float = 30.0) -> Path:
+    """Write frames to ``.mp4`` (H.264 via imageio-ffmpeg) or ``.gif``.
+
+    Args:
+        frames: RGB uint8 frames of equal size.
+        path: Output file; the suffix picks the format.
+        fps: Frames per second.
+
+    Returns:
+        The written path.
+
+    Raises:
+        OutputError: Unknown suffix or unwritable path.
+    """
+    import imageio.v2 as iio2
+
+    p = check_writable(path)
+    suffix = p.suffix.lower()
+    if suffix not in (".mp4", ".gif"):
+        raise OutputError(f"cannot record to {str(p)!r}: use a .mp4 or .gif file name")
+    if suffix == ".gif":
+        writer = iio2.get_writer(p, mode="I", duration=1000.0 / fps, loop=0)
+    else:
+        writer = iio2.get_writer(p, fps=fps, codec="libx264", quality=7, macro_block_size=8)
+    with writer:
+        for f in frames:
+            writer.append_data(f)
+    return p
+
+
+def image_strip(images: Sequence[np.ndarray]) -> np.ndarray:
+    """Concatenate equally sized images side by side (a PNG strip)."""
+    return np.concatenate(list(images), axis=1)

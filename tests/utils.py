@@ -1,0 +1,38 @@
+"""Shared test helpers: assertions that print both values, paths to shared assets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+ASSETS = SHARED / "assets"
+
+
+def assert_close(
+    actual: npt.ArrayLike, expected: npt.ArrayLike, atol: float = 1e-9, rtol: float = 0.0, what: str = ""
+) -> None:
+    """Assert two arrays agree, printing both and the worst deviation on failure."""
+    a = np.asarray(actual, dtype=float)
+    e = np.asarray(expected, dtype=float)
+    assert a.shape == e.shape, f"{what} shape {a.shape} != {e.shape}"
+    err = np.abs(a - e)
+    tol = atol + rtol * np.abs(e)
+    if not np.all(err <= tol):
+        i = int(np.argmax(err - tol))
+        raise AssertionError(
+            f"{what} differs (worst at flat index {i}: {a.flat[i]!r} vs {e.flat[i]!r}, "
+            f"|diff|={err.flat[i]:.3e} > tol {tol.flat[i]:.3e})\nactual:   {a}\nexpected: {e}"
+        )
+
+
+def asset(*parts: str) -> Path:
+    """Path into ``../shared/assets``; skips the test cleanly when that folder is absent."""
+    p = ASSETS.joinpath(*parts)
+    if not p.exists():
+        pytest.skip(f"shared asset {p} not available (../shared is absent on this machine)")
+    return p
