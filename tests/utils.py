@@ -14,7 +14,11 @@ ASSETS = SHARED / "assets"
 
 
 def assert_close(
-    actual: npt.ArrayLike, expected: npt.ArrayLike, atol: float = 1e-9, rtol: float = 0.0, what: str = ""
+    actual: npt.ArrayLike,
+    expected: npt.ArrayLike,
+    atol: float = 1e-9,
+    rtol: float = 0.0,
+    what: str = "",
 ) -> None:
     """Assert two arrays agree, printing both and the worst deviation on failure."""
     a = np.asarray(actual, dtype=float)

@@ -116,10 +116,22 @@ def _is_urdf(path: Path) -> bool:
 
 
 def _spec_from_file(path: Path) -> mujoco.MjSpec:
+    _parse_xml(path)  # a precise line/column for malformed XML before MuJoCo's own message
     try:
         return mujoco.MjSpec.from_file(str(path))
     except ValueError as e:
         raise ModelLoadError(f"{path}: {_one_line(e)}") from e
+
+
+def _parse_xml(path: Path) -> ET.ElementTree:
+    try:
+        return ET.parse(path)
+    except ET.ParseError as e:
+        line, col = e.position
+        reason = str(e).split(":")[0]
+        raise ModelLoadError(
+            f"{path}: malformed XML at line {line}, column {col + 1} ({reason}); fix the file"
+        ) from e
 
 
 def _spec_from_string(xml: str, path: Path) -> mujoco.MjSpec:
@@ -136,13 +148,7 @@ def _one_line(e: Exception) -> str:
 
 def _prepare_urdf(path: Path, opts: LoadOptions) -> str:
     """Return URDF text with mesh paths resolved and a ``<mujoco>`` compiler block."""
-    try:
-        tree = ET.parse(path)
-    except ET.ParseError as e:
-        line, col = e.position
-        raise ModelLoadError(
-            f"{path}: malformed XML at line {line}, column {col}: {e}; fix the file"
-        ) from e
+    tree = _parse_xml(path)
     root = tree.getroot()
     if root.tag != "robot":
         raise ModelLoadError(f"{path}: root element is <{root.tag}>, a URDF needs <robot>")

@@ -1,0 +1,1 @@
+"""mjscope tests."""

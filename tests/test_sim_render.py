@@ -1,0 +1,66 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import imageio.v3 as iio
+import mujoco
+import numpy as np
+import pytest
+
+from mjscope.exceptions import OutputError
+from mjscope.sim.render import OffscreenRenderer, image_strip, render_png, write_video
+
+XML = """<mujoco><worldbody><light pos="0 0 3"/>
+<geom type="plane" size="1 1 .1" rgba=".3 .3 .3 1"/>
+<body name="arm" pos="0 0 .3"><joint name="j" axis="0 1 0"/>
+<geom type="capsule" fromto="0 0 0 .4 0 0" size=".05" rgba="1 .2 .2 1"/></body>
+</worldbody></mujoco>"""
+
+
+@pytest.fixture()
+def md() -> tuple[mujoco.MjModel, mujoco.MjData]:
+    m = mujoco.MjModel.from_xml_string(XML)
+    d = mujoco.MjData(m)
+    mujoco.mj_forward(m, d)
+    return m, d
+
+
+def test_png_written_and_not_blank(md, tmp_path: Path) -> None:
+    m, d = md
+    p = render_png(m, d, tmp_path / "sub" / "x.png", 320, 240)
+    img = iio.imread(p)
+    assert img.shape == (240, 320, 3)
+    assert img.std() > 5.0
+
+
+def test_render_changes_when_joint_moves(md) -> None:
+    m, d = md
+    with OffscreenRenderer(m, 160, 120) as r:
+        a = r.render(d)
+        d.qpos[0] = 1.2
+        mujoco.mj_forward(m, d)
+        b = r.render(d)
+    assert np.abs(a.astype(int) - b.astype(int)).mean() > 1.0
+
+
+@pytest.mark.parametrize("suffix", [".mp4", ".gif"])
+def test_video_formats(md, tmp_path: Path, suffix: str) -> None:
+    m, d = md
+    with OffscreenRenderer(m, 160, 120) as r:
+        frames = []
+        for i in range(6):
+            d.qpos[0] = 0.2 * i
+            mujoco.mj_forward(m, d)
+            frames.append(r.render(d))
+    p = write_video(frames, tmp_path / f"v{suffix}", fps=10)
+    assert p.stat().st_size > 1000
+    assert image_strip(frames[:3]).shape == (120, 480, 3)
+
+
+def test_bad_video_suffix_and_unwritable_folder(tmp_path: Path) -> None:
+    with pytest.raises(OutputError, match=r"\.mp4 or \.gif"):
+        write_video([], tmp_path / "v.avi")
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(OutputError, match="cannot create folder"):
+        write_video([], blocker / "v.gif")
