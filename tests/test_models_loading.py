@@ -123,3 +123,25 @@ def test_load_spec_returns_editable_spec(tmp_path: Path) -> None:
     spec = load_spec(_write(tmp_path, "m.xml", BOX_MJCF))
     spec.option.timestep = 0.005
     assert spec.compile().opt.timestep == pytest.approx(0.005)
+
+
+def test_mjcf_include_and_missing_assets(tmp_path: Path) -> None:
+    _write(tmp_path, "inc.xml", BOX_MJCF)
+    assert load(_write(tmp_path, "main.xml", '<mujoco><include file="inc.xml"/></mujoco>')).nq == 7
+    missing_inc = _write(tmp_path, "mi.xml", '<mujoco><include file="gone.xml"/></mujoco>')
+    with pytest.raises(ModelLoadError, match=r"gone\.xml.*restore it"):
+        load(missing_inc)
+    mesh = (
+        '<mujoco><asset><mesh name="m" file="nothere.stl"/></asset>'
+        '<worldbody><geom type="mesh" mesh="m"/></worldbody></mujoco>'
+    )
+    with pytest.raises(ModelLoadError, match=r"nothere\.stl.*restore it"):
+        load(_write(tmp_path, "mm.xml", mesh))
+
+
+def test_unknown_attribute_is_explained(tmp_path: Path) -> None:
+    p = _write(
+        tmp_path, "a.xml", '<mujoco><worldbody><geom size=".1" bogus="3"/></worldbody></mujoco>'
+    )
+    with pytest.raises(ModelLoadError, match="bogus.*MuJoCo version"):
+        load(p)

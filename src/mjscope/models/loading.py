@@ -142,8 +142,15 @@ def _spec_from_string(xml: str, path: Path) -> mujoco.MjSpec:
 
 
 def _one_line(e: Exception) -> str:
-    text = " ".join(str(e).split())
-    return re.sub(r"^(XML Error|Error):\s*", "", text)
+    text = re.sub(r"^(XML Error|Error):\s*", "", " ".join(str(e).split()))
+    if "Error opening file" in text or "resource not found" in text.lower():
+        text += (
+            "; the file is missing: restore it or fix the path "
+            "(relative to the model file or its meshdir/assetdir)"
+        )
+    elif "unrecognized attribute" in text or "unrecognized element" in text:
+        text += "; remove it or check the MuJoCo version this model was written for"
+    return text
 
 
 def _prepare_urdf(path: Path, opts: LoadOptions) -> str:
