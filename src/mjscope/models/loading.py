@@ -123,9 +123,9 @@ def _spec_from_file(path: Path) -> mujoco.MjSpec:
         raise ModelLoadError(f"{path}: {_one_line(e)}") from e
 
 
-def _parse_xml(path: Path) -> ET.ElementTree:
+def _parse_xml(path: Path) -> ET.Element:
     try:
-        return ET.parse(path)
+        return ET.parse(path).getroot()
     except ET.ParseError as e:
         line, col = e.position
         reason = str(e).split(":")[0]
@@ -155,8 +155,7 @@ def _one_line(e: Exception) -> str:
 
 def _prepare_urdf(path: Path, opts: LoadOptions) -> str:
     """Return URDF text with mesh paths resolved and a ``<mujoco>`` compiler block."""
-    tree = _parse_xml(path)
-    root = tree.getroot()
+    root = _parse_xml(path)
     if root.tag != "robot":
         raise ModelLoadError(f"{path}: root element is <{root.tag}>, a URDF needs <robot>")
     search = list(opts.package_paths) + _ros_package_path()

@@ -1,0 +1,367 @@
+"""Docking and tracking metrics in three levels, and the PASS/FAIL gate.
+
+Levels (facts/docking_control.md §7):
+
+1. approach / tracking: position and orientation error RMS and max, over the whole run and
+   after the transient (the first ``gate.track_skip`` seconds); in docking mode also the lateral
+   error, axis angle and approach speed at contact onset.
+2. contact transient (docking only): peak contact force and F/T force/torque, overshoot over the
+   reference force (``gate.contact_force_target``, else the steady-state force), settling time into
+   a band of ±``SETTLE_REL`` (at least ±``SETTLE_ABS``) around it, impulse.
+3. outcome (docking only): success (= the docking gate), final insertion depth, residual lateral
+   error and axis angle, steady-state force and its error vs the target, time to reach depth.
+
+Tracking mode isolates F/T feedback: the runner gives the controller a zero wrench, and here the
+``wrench`` and ``contact_force`` fields are not read at all, so the tracking metrics and gate
+depend only on the kinematic errors. Gate thresholds come from the scene (``scene.cfg.gate``,
+``scene.cfg.dock``); the constants below only define how a metric is measured.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from mjscope.exceptions import ConfigError
+from mjscope.experiments.telemetry import Log
+
+if TYPE_CHECKING:
+    from mjscope.experiments.scene import Scene
+
+CONTACT_ON = 0.05  # contact onset: contact force above this [N]
+SETTLE_REL = 0.05  # settling band, relative to the reference force
+SETTLE_ABS = 0.5  # settling band floor [N]
+STEADY_WINDOW = 0.5  # steady state: mean over the last this many seconds [s]
+
+Metrics = dict[str, Any]
+
+_LEVEL_UNITS: dict[str, dict[str, str]] = {
+    "run": {"samples": "", "sim_time": "s"},
+    "approach": {
+        "pos_err_rms": "m",
+        "pos_err_max": "m",
+        "ori_err_rms": "rad",
+        "ori_err_max": "rad",
+        "pos_err_rms_settled": "m",
+        "pos_err_max_settled": "m",
+        "ori_err_rms_settled": "rad",
+        "ori_err_max_settled": "rad",
+        "contact_onset_time": "s",
+        "lateral_error_at_contact": "m",
+        "axis_angle_at_contact": "rad",
+        "approach_speed_at_contact": "m/s",
+    },
+    "contact": {
+        "peak_contact_force": "N",
+        "peak_ft_force": "N",
+        "peak_ft_torque": "N·m",
+        "reference_force": "N",
+        "force_overshoot": "N",
+        "force_overshoot_pct": "%",
+        "settling_time": "s",
+        "contact_impulse": "N·s",
+    },
+    "outcome": {
+        "success": "",
+        "final_insertion_depth": "m",
+        "time_to_depth": "s",
+        "final_lateral_error": "m",
+        "final_axis_angle": "rad",
+        "steady_state_force": "N",
+        "steady_state_force_error": "N",
+    },
+}
+#: Metric name -> unit; level name -> metric names (in table order).
+UNITS: dict[str, str] = {k: u for level in _LEVEL_UNITS.values() for k, u in level.items()}
+LEVELS: dict[str, tuple[str, ...]] = {k: tuple(v) for k, v in _LEVEL_UNITS.items()}
+_ONSET_KEYS = LEVELS["approach"][8:]
+
+
+def as_arrays(log: Log | Mapping[str, np.ndarray]) -> Mapping[str, np.ndarray]:
+    """Field arrays of a :class:`Log` (or a mapping such as a loaded ``.npz``)."""
+    return log.arrays() if isinstance(log, Log) else log
+
+
+def rotation_error(R_a: np.ndarray, R_b: np.ndarray) -> np.ndarray:
+    """Angle of ``R_aᵀ R_b`` per sample [rad], accurate near zero.
+
+    Args:
+        R_a: Rotations  # (n, 3, 3)
+        R_b: Rotations  # (n, 3, 3)
+
+    Returns:
+        Angles in [0, π]  # (n,)
+    """
+    E = np.einsum("nji,njk->nik", R_a, R_b)  # (n, 3, 3)
+    w = np.stack([E[:, 2, 1] - E[:, 1, 2], E[:, 0, 2] - E[:, 2, 0], E[:, 1, 0] - E[:, 0, 1]], 1)
+    cos = (np.trace(E, axis1=1, axis2=2) - 1.0) / 2.0
+    return np.arctan2(np.linalg.norm(w, axis=1) / 2.0, cos)
+
+
+def _rms(x: np.ndarray) -> float:
+    return float(np.sqrt(np.mean(np.square(x)))) if x.size else float("nan")
+
+
+def _max(x: np.ndarray) -> float:
+    return float(np.max(x)) if x.size else float("nan")
+
+
+def _errors(d: Mapping[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Position error norm [m] and orientation error angle [rad] per sample."""
+    if len(d["t"]) == 0:
+        return np.empty(0), np.empty(0)
+    pos = np.linalg.norm(np.asarray(d["eef_pos"]) - np.asarray(d["ref_pos"]), axis=1)
+    return pos, rotation_error(np.asarray(d["ref_rot"]), np.asarray(d["eef_rot"]))
+
+
+def _error_stats(pos: np.ndarray, ori: np.ndarray, suffix: str = "") -> Metrics:
+    return {
+        f"pos_err_rms{suffix}": _rms(pos),
+        f"pos_err_max{suffix}": _max(pos),
+        f"ori_err_rms{suffix}": _rms(ori),
+        f"ori_err_max{suffix}": _max(ori),
+    }
+
+
+def _tracking_metrics(d: Mapping[str, np.ndarray], transient: float) -> Metrics:
+    t = np.asarray(d["t"])
+    pos, ori = _errors(d)
+    late = t >= (t[0] if t.size else 0.0) + transient
+    return {**_error_stats(pos, ori), **_error_stats(pos[late], ori[late], "_settled")}
+
+
+def _first(mask: np.ndarray) -> int | None:
+    idx = np.flatnonzero(mask)
+    return int(idx[0]) if idx.size else None
+
+
+def _approach_metrics(d: Mapping[str, np.ndarray]) -> Metrics:
+    t, f = np.asarray(d["t"]), np.asarray(d["contact_force"])
+    k = _first(f > CONTACT_ON)
+    if k is None:
+        return dict.fromkeys(_ONSET_KEYS, float("nan"))
+    p = np.asarray(d["eef_pos"])
+    j = max(k - 1, 0)
+    speed = np.linalg.norm(p[k] - p[j]) / (t[k] - t[j]) if k > j else 0.0
+    return {
+        "contact_onset_time": float(t[k]),
+        "lateral_error_at_contact": float(d["lateral_error"][k]),
+        "axis_angle_at_contact": float(d["axis_angle"][k]),
+        "approach_speed_at_contact": float(speed),
+    }
+
+
+def _steady(t: np.ndarray, x: np.ndarray) -> float:
+    return float(np.mean(x[t >= t[-1] - STEADY_WINDOW])) if t.size else float("nan")
+
+
+def _contact_metrics(d: Mapping[str, np.ndarray], target: float | None) -> Metrics:
+    t, f = np.asarray(d["t"]), np.asarray(d["contact_force"])
+    w = np.asarray(d["wrench"]).reshape(-1, 6)
+    peak = _max(f)
+    ref = _steady(t, f) if target is None else float(target)
+    band = max(SETTLE_REL * abs(ref), SETTLE_ABS)
+    k = _first(f > CONTACT_ON)
+    settle = float("nan")
+    if k is not None:
+        outside = np.flatnonzero(np.abs(f[k:] - ref) > band)
+        if outside.size == 0:
+            settle = 0.0
+        elif k + outside[-1] + 1 < f.size:
+            settle = float(t[k + outside[-1] + 1] - t[k])
+    return {
+        "peak_contact_force": peak,
+        "peak_ft_force": _max(np.linalg.norm(w[:, :3], axis=1)),
+        "peak_ft_torque": _max(np.linalg.norm(w[:, 3:], axis=1)),
+        "reference_force": ref,
+        "force_overshoot": peak - ref,
+        "force_overshoot_pct": 100.0 * (peak - ref) / ref if ref >= SETTLE_ABS else float("nan"),
+        "settling_time": settle,
+        "contact_impulse": float(np.sum(0.5 * (f[1:] + f[:-1]) * np.diff(t))),
+    }
+
+
+def _outcome_metrics(d: Mapping[str, np.ndarray], reach: float, target: float | None) -> Metrics:
+    t, depth = np.asarray(d["t"]), np.asarray(d["insertion_depth"])
+    nan = float("nan")
+    k = _first(depth >= reach)
+    ss = _steady(t, np.asarray(d["contact_force"]))
+    return {
+        "final_insertion_depth": float(depth[-1]) if t.size else nan,
+        "time_to_depth": float(t[k]) if k is not None else nan,
+        "final_lateral_error": abs(float(d["lateral_error"][-1])) if t.size else nan,
+        "final_axis_angle": abs(float(d["axis_angle"][-1])) if t.size else nan,
+        "steady_state_force": ss,
+        "steady_state_force_error": abs(ss - target) if target is not None else nan,
+    }
+
+
+def target_force(scene: Scene) -> float | None:
+    """The scene's expected contact force [N] (``gate.contact_force_target``), or ``None``."""
+    force = scene.cfg.gate.contact_force_target
+    return None if force is None else float(force)
+
+
+def compute_metrics(log: Log | Mapping[str, np.ndarray], scene: Scene) -> Metrics:
+    """Compute the run's metrics (see the module docstring for the levels).
+
+    Args:
+        log: The run's telemetry.
+        scene: The scene that was run; ``scene.mode`` selects docking or tracking metrics.
+
+    Returns:
+        Metric name -> value (SI units, see :data:`UNITS`); a quantity that did not occur (no
+        contact, depth never reached) is NaN, and NaN fails every gate check.
+    """
+    d = as_arrays(log)
+    t = np.asarray(d["t"])
+    gate = scene.cfg.gate
+    m: Metrics = {"samples": int(t.size), "sim_time": float(t[-1]) if t.size else 0.0}
+    m.update(_tracking_metrics(d, float(gate.track_skip)))
+    if scene.mode != "docking" or scene.cfg.dock is None:
+        return m
+    target = target_force(scene)
+    m.update(_approach_metrics(d))
+    m.update(_contact_metrics(d, target))
+    m.update(_outcome_metrics(d, float(gate.depth_fraction) * float(scene.cfg.dock.depth), target))
+    m["success"] = evaluate_gate(m, scene).passed
+    return m
+
+
+def tracking_summary(log: Log | Mapping[str, np.ndarray], scene: Scene) -> list[dict[str, Any]]:
+    """Tracking errors per planner segment.
+
+    Args:
+        log: The run's telemetry.
+        scene: The scene that was run (unused beyond the contract; kept for symmetry).
+
+    Returns:
+        One row per segment in order of first appearance: ``segment``, ``t_start`` and
+        ``t_end`` [s], ``samples``, and the position [m] / orientation [rad] RMS and max.
+    """
+    d = as_arrays(log)
+    t, seg = np.asarray(d["t"]), np.asarray(d["segment"])
+    pos, ori = _errors(d)
+    rows = []
+    for s in dict.fromkeys(seg.tolist()):
+        sel = seg == s
+        ts = t[sel]
+        row = {"segment": int(s), "t_start": float(ts[0]), "t_end": float(ts[-1])}
+        rows.append({**row, "samples": int(sel.sum()), **_error_stats(pos[sel], ori[sel])})
+    return rows
+
+
+@dataclass(frozen=True)
+class GateCheck:
+    """One threshold check of a gate.
+
+    Attributes:
+        name: The metric checked.
+        value: Its measured value [unit]; NaN when the quantity never occurred.
+        threshold: The limit from the scene [unit].
+        unit: Unit of ``value`` and ``threshold``.
+        passed: Whether ``value op threshold`` holds (NaN never passes).
+        op: The comparison: ``"<="``, ``"<"`` or ``">="``.
+    """
+
+    name: str
+    value: float
+    threshold: float
+    unit: str
+    passed: bool
+    op: str = "<="
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """Verdict of a gate: PASS only when every check passes.
+
+    Attributes:
+        passed: All checks passed.
+        checks: The individual checks, in report order.
+        mode: The gate that was evaluated (``"docking"`` or ``"tracking"``).
+    """
+
+    passed: bool
+    checks: list[GateCheck]
+    mode: str = ""
+
+
+_OPS = {"<=": operator.le, "<": operator.lt, ">=": operator.ge}
+
+
+def _check(name: str, metrics: Metrics, op: str, threshold: float) -> GateCheck:
+    v, th = float(metrics[name]), float(threshold)
+    return GateCheck(name, v, th, UNITS[name], bool(_OPS[op](v, th)), op)
+
+
+def _or(value: float | None, default: float) -> float:
+    return default if value is None else value
+
+
+def _result(checks: list[GateCheck], mode: str) -> GateResult:
+    return GateResult(all(c.passed for c in checks), checks, mode)
+
+
+def evaluate_tracking_gate(metrics: Metrics, scene: Scene) -> GateResult:
+    """Tracking gate: RMS position and orientation errors after the transient.
+
+    Args:
+        metrics: Output of :func:`compute_metrics`.
+        scene: Supplies ``cfg.gate.track_pos_rms`` [m] and ``track_rot_rms`` [rad].
+
+    Returns:
+        The verdict with one check per threshold.
+    """
+    g = scene.cfg.gate
+    checks = [
+        _check("pos_err_rms_settled", metrics, "<=", g.track_pos_rms),
+        _check("ori_err_rms_settled", metrics, "<=", g.track_rot_rms),
+    ]
+    return _result(checks, "tracking")
+
+
+def evaluate_docking_gate(metrics: Metrics, scene: Scene) -> GateResult:
+    """Docking gate: depth reached in time, residuals inside the dock's tolerances, safe force.
+
+    Args:
+        metrics: Output of :func:`compute_metrics` for a docking run.
+        scene: Supplies the dock (``depth``, ``clearance`` [m]) and ``cfg.gate``
+            (``depth_fraction``, ``time_budget`` [s] (default: the duration),
+            ``max_lateral`` [m] (default: the clearance), ``max_axis_angle`` [rad],
+            ``max_peak_force`` [N]).
+
+    Returns:
+        The verdict with one check per threshold.
+
+    Raises:
+        ConfigError: The scene has no dock.
+    """
+    g, dock = scene.cfg.gate, scene.cfg.dock
+    if dock is None:
+        raise ConfigError(f"scene {scene.name!r} has no dock; use the tracking gate for it")
+    checks = [
+        _check("final_insertion_depth", metrics, ">=", g.depth_fraction * dock.depth),
+        _check("time_to_depth", metrics, "<=", _or(g.time_budget, scene.cfg.duration)),
+        _check("final_lateral_error", metrics, "<", _or(g.max_lateral, dock.clearance)),
+        _check("final_axis_angle", metrics, "<", g.max_axis_angle),
+        _check("peak_contact_force", metrics, "<", g.max_peak_force),
+    ]
+    return _result(checks, "docking")
+
+
+def evaluate_gate(metrics: Metrics, scene: Scene) -> GateResult:
+    """The scene's gate: docking or tracking, by ``scene.mode``.
+
+    Raises:
+        ConfigError: Unknown mode.
+    """
+    if scene.mode == "docking":
+        return evaluate_docking_gate(metrics, scene)
+    if scene.mode == "tracking":
+        return evaluate_tracking_gate(metrics, scene)
+    raise ConfigError(f"unknown scene mode {scene.mode!r}; valid: docking, tracking")

@@ -1,0 +1,304 @@
+"""The docking / tracking loop: planner → controller → friction feed-forward → limits → MuJoCo.
+
+One control period (1 ms by default) per iteration; every sample goes to the telemetry log as
+copies. A non-finite torque or a MuJoCo divergence stops the run safely: the samples so far are
+kept and the result says why it stopped. Tracking scenes isolate F/T feedback (the controller
+gets a zero wrench).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mjscope.control.controllers import CartesianImpedanceController, CicGains, Controller
+from mjscope.control.friction import FrictionModel
+from mjscope.control.lie import axis_angle_between
+from mjscope.control.planners import (
+    CircleTrajectory,
+    Figure8Trajectory,
+    QuinticTrajectory,
+    ReferenceAdapter,
+    Trajectory,
+    TwoSegmentTrajectory,
+    aligned_rotation,
+)
+from mjscope.exceptions import ConfigError, SimulationError, UnknownNameError
+from mjscope.experiments.scene import Scene, dock_rotation, load_scene
+from mjscope.sim.env import MujocoEnv
+
+logger = logging.getLogger(__name__)
+
+
+def build_cic(scene: Scene, pin_model: Any, q0: np.ndarray) -> Controller:
+    """The classical impedance controller with the scene's gains."""
+    cfg = scene.cfg.controller.impedance
+    q_null = np.asarray(cfg.q_null, float) if cfg.q_null is not None else q0
+    gains = CicGains.from_cfg(cfg)
+    return CartesianImpedanceController(pin_model, "eef", gains, q_null, scene.cfg.control_period)
+
+
+ControllerFactory = Callable[[Scene, Any, np.ndarray], Controller]
+CONTROLLERS: dict[str, ControllerFactory] = {"cic": build_cic}
+
+
+def build_controller(name: str, scene: Scene, pin_model: Any, q0: np.ndarray) -> Controller:
+    """A controller by name.
+
+    Raises:
+        UnknownNameError: ``name`` is not a known controller.
+    """
+    if name not in CONTROLLERS:
+        raise UnknownNameError("controller", name, CONTROLLERS, "Pass --controller cic")
+    return CONTROLLERS[name](scene, pin_model, q0)
+
+
+def build_planner(scene: Scene, p0: np.ndarray) -> Trajectory:
+    """The scene's position planner, starting at ``p0`` (initial end-effector position) + offset."""
+    pc, dock = scene.cfg.planner, scene.cfg.dock
+    p0 = np.asarray(p0, float) + np.asarray(pc.start_offset, float)
+    if pc.kind == "quintic":
+        if pc.goal is None:
+            raise ConfigError(f"scene {scene.name!r}: planner.goal is needed for 'quintic'")
+        return QuinticTrajectory(p0, pc.goal, pc.approach_time, pc.hold)
+    if pc.kind == "two_segment":
+        assert dock is not None  # validated by load_scene
+        axis = dock_rotation(dock)[:, 2]
+        mouth = np.asarray(dock.pos, float)
+        depth = pc.insert_depth if pc.insert_depth is not None else dock.depth
+        pre, goal = mouth + pc.standoff * axis, mouth - depth * axis
+        return TwoSegmentTrajectory(p0, pre, goal, pc.approach_time, pc.insert_time, pc.hold)
+    cls = CircleTrajectory if pc.kind == "circle" else Figure8Trajectory
+    return cls(p0, pc.radius, pc.period, pc.ramp_time, pc.hold)
+
+
+@dataclass
+class RunResult:
+    """Outcome of one simulation.
+
+    Attributes:
+        scene: The scene.
+        controller: Controller name.
+        log: Telemetry (one sample per control period, copies).
+        status: ``ok`` or ``stopped`` (non-finite torque, divergence).
+        message: Why it stopped (empty when ``ok``).
+        steps: Control periods simulated.
+        wall_time: Wall-clock time of the loop [s].
+        friction_comp: Whether friction/damping feed-forward was on.
+    """
+
+    scene: Scene
+    controller: str
+    log: Any
+    status: str = "ok"
+    message: str = ""
+    steps: int = 0
+    wall_time: float = 0.0
+    friction_comp: bool = True
+
+    @property
+    def real_time_factor(self) -> float:
+        """Simulated time over wall time [-]."""
+        return self.steps * self.scene.cfg.control_period / max(self.wall_time, 1e-12)
+
+
+class _Probe:
+    """Per-step measurements the log needs: pose, wrench at the EEF, dock geometry."""
+
+    def __init__(self, env: MujocoEnv, scene: Scene) -> None:
+        self.env = env
+        self.docking = scene.cfg.dock is not None
+        if scene.cfg.dock is not None:
+            self.mouth = np.asarray(scene.cfg.dock.pos, float)
+            self.axis = dock_rotation(scene.cfg.dock)[:, 2]
+
+    def measure(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float, float, float]:
+        """EEF position (3,), rotation (3, 3), wrench (6,), contact force, depth, lateral, angle."""
+        p, R = self.env.eef_pose()
+        wrench = self.env.eef_wrench(p)
+        if not self.docking:
+            return p, R, wrench, 0.0, 0.0, 0.0, 0.0
+        rel = p - self.mouth
+        along = float(rel @ self.axis)
+        off = rel - along * self.axis
+        lateral = math.sqrt(float(off @ off))
+        angle = axis_angle_between(R[:, 2], -self.axis)
+        return p, R, wrench, self.env.contact_force(), -along, lateral, angle
+
+
+def run_simulation(
+    scene: Scene | str,
+    controller: str | ControllerFactory = "cic",
+    duration: float | None = None,
+    friction_comp: bool | None = None,
+    log: Any = None,
+    record: str | Path | None = None,
+) -> RunResult:
+    """Run one scene with one controller.
+
+    Args:
+        scene: A scene or a bundled name / YAML path.
+        controller: Controller name (``cic``) or a factory ``(scene, pin_model, q0) -> Controller``.
+        duration: Simulated time [s] (default: the scene's).
+        friction_comp: Override the scene's friction/damping feed-forward switch.
+        log: Telemetry object with ``store_data`` (default: a new ``telemetry.Log``).
+        record: Write an offscreen video (``.mp4``/``.gif``) of the run here.
+
+    Returns:
+        The run result; ``status`` says whether it completed.
+    """
+    sc = load_scene(scene) if isinstance(scene, str) else scene
+    cfg = sc.cfg
+    mj_model, pin_model = sc.build_models()
+    q0 = sc.initial_q(mj_model)
+    env = MujocoEnv(mj_model, q0, cfg.control_period)
+    if isinstance(controller, str):
+        ctrl = build_controller(controller, sc, pin_model, q0)
+    else:
+        ctrl = controller(sc, pin_model, q0)
+    ctrl.reset()
+    fc_cfg = cfg.controller.friction_comp
+    use_fc = fc_cfg.enabled if friction_comp is None else friction_comp
+    friction = FrictionModel.from_mjmodel(
+        mj_model, model=fc_cfg.model, velocity_eps=fc_cfg.velocity_eps,
+        torque_eps=fc_cfg.torque_eps, scale=fc_cfg.scale, use_damping=fc_cfg.damping,
+    )  # fmt: skip
+    limits = np.array(mj_model.actuator_ctrlrange[:, 1])
+    n_steps = round((duration if duration is not None else cfg.duration) / cfg.control_period)
+    if log is None:
+        from mjscope.experiments.telemetry import Log
+
+        log = Log(capacity=n_steps)
+    name = controller if isinstance(controller, str) else ctrl.name
+    result = RunResult(sc, name, log, friction_comp=use_fc)
+    if record is not None:
+        env.start_recording()
+    ff = friction if use_fc and friction.active else None
+    _loop(sc, env, ctrl, ff, limits, n_steps, result)
+    if record is not None:
+        env.save_recording(record)
+    return result
+
+
+def _loop(
+    sc: Scene,
+    env: MujocoEnv,
+    ctrl: Controller,
+    friction: FrictionModel | None,
+    limits: np.ndarray,
+    n_steps: int,
+    result: RunResult,
+) -> None:
+    probe = _Probe(env, sc)
+    q, v = env.data.qpos.copy(), env.data.qvel.copy()
+    p, R, wrench, cf, depth, lat, ang = probe.measure()
+    # Docking: peg axis along −(dock axis), the yaw nearest to the start among the square's four.
+    dock = sc.cfg.dock
+    R_d = R.copy() if dock is None else aligned_rotation(dock_rotation(dock), R, n_fold=4)
+    reference = ReferenceAdapter(build_planner(sc, p), R_d)
+    zero = np.zeros(6)
+    dt = sc.cfg.control_period
+    start = time.perf_counter()
+    for k in range(n_steps):
+        t = k * dt
+        ref = reference(t)
+        tau = ctrl.compute(q, v, ref, wrench if probe.docking else zero)
+        if friction is not None:
+            tau = tau + friction.feedforward(v, tau)
+        if not math.isfinite(float(tau.sum())):
+            _stop(result, f"non-finite torque from {result.controller} at t = {t:.3f} s: {tau}")
+            break
+        tau = np.minimum(np.maximum(tau, -limits), limits)
+        result.log.store_data(t, q, v, tau, p, R, ref.pos, ref.vel, ref.rot, wrench, cf, depth,
+                              lat, ang, ref.segment)  # fmt: skip
+        try:
+            q, v, _ = env.step(tau)
+        except SimulationError as e:
+            _stop(result, str(e))
+            break
+        p, R, wrench, cf, depth, lat, ang = probe.measure()
+        result.steps = k + 1
+    result.wall_time = time.perf_counter() - start
+
+
+def _stop(result: RunResult, message: str) -> None:
+    result.status, result.message = "stopped", message
+    logger.error("run stopped safely: %s (samples so far kept)", message)
+
+
+@dataclass
+class DockingReport:
+    """What :func:`main` produced: the run, its metrics and gate, and the files written."""
+
+    result: RunResult
+    metrics: dict[str, Any]
+    gate: Any
+    files: list[Path] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        """Gate PASS and the run completed."""
+        return bool(self.gate.passed) and self.result.status == "ok"
+
+
+def quick_duration(scene: Scene) -> float:
+    """Shortened duration for ``--quick``: the time budget + 0.5 s (docking), ≤ 2.5 s (tracking)."""
+    budget = scene.cfg.gate.time_budget or scene.cfg.duration
+    limit = budget + 0.5 if scene.mode == "docking" else 2.5
+    return min(scene.cfg.duration, limit)
+
+
+def main(
+    scene: Scene | str = "iiwa14_docking",
+    controller: str = "cic",
+    plot: bool = False,
+    quick: bool = False,
+    out: str | Path = "mjscope-out",
+    friction_comp: bool | None = None,
+    record: bool = False,
+) -> DockingReport:
+    """Run a scene, compute metrics and the gate, write the results table (and plots).
+
+    Args:
+        scene: Bundled scene name, YAML path or ``Scene``.
+        controller: Controller name.
+        plot: Also write the figures into ``out/figure/<scene>/``.
+        quick: Shorter run (see :func:`quick_duration`).
+        out: Output folder (results table, telemetry ``.npz``, figures, video).
+        friction_comp: Override the scene's friction compensation switch.
+        record: Also write ``out/video/<scene>_<controller>.mp4``.
+
+    Returns:
+        The report; ``report.passed`` is the verdict.
+    """
+    from mjscope.experiments import metrics as mx
+    from mjscope.experiments import plotting
+
+    sc = load_scene(scene) if isinstance(scene, str) else scene
+    if controller not in CONTROLLERS:
+        raise UnknownNameError("controller", controller, CONTROLLERS, "Pass --controller cic")
+    root = Path(out)
+    stem = f"{sc.name}_{controller}"
+    video = root / "video" / f"{stem}.mp4" if record else None
+    duration = quick_duration(sc) if quick else None
+    result = run_simulation(sc, controller, duration, friction_comp, record=video)
+    files = [result.log.save_npz(root / "telemetry" / f"{stem}.npz")]
+    if video is not None:
+        files.append(video)
+    m = mx.compute_metrics(result.log, sc)
+    gate = mx.evaluate_gate(m, sc)
+    files.append(
+        plotting.write_results_table(
+            m, gate, plotting.results_table_path(root, sc.name, controller)
+        )
+    )
+    if plot:
+        files += result.log.plot_results(sc, root)
+    return DockingReport(result, m, gate, files)

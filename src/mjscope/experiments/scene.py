@@ -1,0 +1,296 @@
+"""Docking scenes: YAML → frozen ``SceneCfg`` → ``Scene`` (MjSpec + Pinocchio from one MJCF).
+
+Frames: the dock frame has its origin at the socket mouth centre and its z axis pointing out of
+the socket; insertion goes along −z (depth is positive inside). The tool (peg) hangs off the
+robot's ``attachment_site``: sensor site ``ft_site`` at the flange, end-effector site ``eef`` at
+the peg tip, peg axis = tool z.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import mujoco
+import numpy as np
+
+from mjscope.config import from_dict, package_data_path, read_yaml
+from mjscope.control.config import (
+    FORCE_SOURCES,
+    FRICTION_MODELS,
+    PLANNERS,
+    ControllerCfg,
+    PlannerCfg,
+    Vec3,
+)
+from mjscope.exceptions import ConfigError, UnknownNameError
+from mjscope.models import compile_spec, registry
+from mjscope.models.scene import add_camera, add_floor, add_light, set_offscreen_size
+
+
+@dataclass(frozen=True)
+class ToolCfg:
+    """Peg on the flange: mass [kg], principal inertia at its centre [kg·m²], box geometry [m]."""
+
+    mass: float = 0.3
+    inertia: Vec3 = (2.6e-4, 2.6e-4, 2.0e-5)
+    half_width: float = 0.01
+    length: float = 0.10
+
+
+@dataclass(frozen=True)
+class DockCfg:
+    """Socket: mouth centre ``pos`` [m], ``rpy_deg`` [deg], depth, clearance, wall [m]."""
+
+    pos: Vec3 = (0.6, 0.0, 0.2)
+    rpy_deg: Vec3 = (0.0, 0.0, 0.0)
+    depth: float = 0.03
+    clearance: float = 0.0005
+    wall: float = 0.01
+
+
+@dataclass(frozen=True)
+class ContactCfg:
+    """Tool–dock contact parameters (MuJoCo ``friction``, ``solref``, ``solimp``, ``condim``)."""
+
+    friction: Vec3 = (0.3, 0.005, 0.0001)
+    solref: tuple[float, float] = (0.004, 1.0)
+    solimp: tuple[float, float, float, float, float] = (0.95, 0.99, 0.001, 0.5, 2.0)
+    condim: int = 3
+
+
+@dataclass(frozen=True)
+class GateCfg:
+    """PASS/FAIL thresholds (``load_scene`` fills ``time_budget`` and ``max_lateral``).
+
+    Attributes:
+        depth_fraction: Docking: insertion depth ≥ this fraction of the socket depth [-].
+        time_budget: Docking: ... reached within this time from the start [s].
+        max_lateral: Docking: final lateral residual < this [m] (default: the clearance).
+        max_axis_angle_deg: Docking: final axis misalignment < this [deg].
+        max_peak_force: Docking: peak contact force < this [N].
+        contact_force_target: Expected steady-state contact force [N], for metrics (optional).
+        track_pos_rms: Tracking: RMS position error ≤ this [m].
+        track_rot_rms: Tracking: RMS orientation error ≤ this [rad].
+        track_skip: Tracking: ignore the first ... [s].
+    """
+
+    depth_fraction: float = 0.9
+    time_budget: float | None = None
+    max_lateral: float | None = None
+    max_axis_angle_deg: float = 1.0
+    max_peak_force: float = 50.0
+    contact_force_target: float | None = None
+    track_pos_rms: float = 0.002
+    track_rot_rms: float = 0.02
+    track_skip: float = 0.5
+
+    @property
+    def max_axis_angle(self) -> float:
+        """Axis misalignment threshold [rad]."""
+        return math.radians(self.max_axis_angle_deg)
+
+
+@dataclass(frozen=True)
+class SceneCfg:
+    """A docking or tracking scene (YAML overrides these defaults)."""
+
+    name: str = ""
+    description: str = ""
+    robot: str = "iiwa14"
+    tool: ToolCfg = field(default_factory=ToolCfg)
+    dock: DockCfg | None = None
+    contact: ContactCfg = field(default_factory=ContactCfg)
+    gravity: Vec3 = (0.0, 0.0, 0.0)
+    control_period: float = 0.001
+    duration: float = 5.0
+    q0: tuple[float, ...] | None = None
+    planner: PlannerCfg = field(default_factory=PlannerCfg)
+    controller: ControllerCfg = field(default_factory=ControllerCfg)
+    gate: GateCfg = field(default_factory=GateCfg)
+
+
+def scene_names() -> list[str]:
+    """Bundled scene names."""
+    return sorted(p.stem for p in package_data_path("scenes").glob("*.yaml"))
+
+
+def load_scene(name_or_path: str | Path) -> Scene:
+    """Load a bundled scene by name or a scene YAML file.
+
+    Raises:
+        UnknownNameError: Not a file and not a bundled scene.
+        ConfigError: Invalid file (unknown key, bad value).
+    """
+    text = str(name_or_path)
+    path = Path(text).expanduser()
+    if not path.is_file():
+        if text.endswith((".yaml", ".yml")) or os.sep in text:
+            raise ConfigError(f"scene file {text!r} not found; pass an existing YAML file")
+        if text not in scene_names():
+            raise UnknownNameError("scene", text, scene_names(), "Or pass a scene YAML file")
+        path = package_data_path("scenes", f"{text}.yaml")
+    data = read_yaml(path)
+    data.setdefault("name", path.stem)
+    cfg = validate(from_dict(SceneCfg, data, where=str(path)), str(path))
+    return Scene(cfg, path)
+
+
+def validate(cfg: SceneCfg, where: str = "scene") -> SceneCfg:
+    """Check choices and ranges; fill gate defaults from the dock and duration.
+
+    Raises:
+        ConfigError: A value is out of its valid set or range.
+    """
+    if cfg.robot not in registry.names():
+        raise ConfigError(f"{where}: robot {cfg.robot!r} unknown; valid: {registry.names()}")
+    _choice(cfg.planner.kind, PLANNERS, f"{where}: planner.kind")
+    _choice(cfg.controller.friction_comp.model, FRICTION_MODELS, f"{where}: friction_comp.model")
+    _choice(cfg.controller.hqp.force_source, FORCE_SOURCES, f"{where}: hqp.force_source")
+    if cfg.dock is None and cfg.planner.kind == "two_segment":
+        raise ConfigError(f"{where}: planner.kind 'two_segment' needs a dock section")
+    for key in ("control_period", "duration"):
+        if getattr(cfg, key) <= 0:
+            raise ConfigError(f"{where}: {key} must be > 0, got {getattr(cfg, key)}")
+    n = round(cfg.control_period / 0.001)
+    if n < 1 or abs(n * 0.001 - cfg.control_period) > 1e-9:
+        raise ConfigError(f"{where}: control_period must be a multiple of 0.001 s")
+    gate = cfg.gate
+    if gate.time_budget is None:
+        gate = dataclasses.replace(gate, time_budget=cfg.duration)
+    if gate.max_lateral is None and cfg.dock is not None:
+        gate = dataclasses.replace(gate, max_lateral=cfg.dock.clearance)
+    return dataclasses.replace(cfg, gate=gate)
+
+
+def _choice(value: str, valid: tuple[str, ...], where: str) -> None:
+    if value not in valid:
+        raise ConfigError(f"{where} {value!r} unknown; valid: {', '.join(valid)}")
+
+
+def dock_rotation(dock: DockCfg) -> np.ndarray:
+    """World rotation of the dock frame (z out of the socket) from ``rpy_deg``; (3, 3)."""
+    mat = np.zeros(9)
+    mujoco.mju_quat2Mat(mat, _dock_quat(dock))
+    return mat.reshape(3, 3)
+
+
+def _dock_quat(dock: DockCfg) -> np.ndarray:
+    quat = np.zeros(4)
+    mujoco.mju_euler2Quat(quat, np.radians(dock.rpy_deg), "xyz")
+    return quat
+
+
+class Scene:
+    """A loaded scene: builds the MuJoCo model and the Pinocchio model from the same MJCF.
+
+    Attributes:
+        cfg: The validated configuration.
+        name: Scene name.
+        mode: ``docking`` (a dock is present) or ``tracking``.
+        path: The YAML file it came from (``None`` when built in code).
+    """
+
+    def __init__(self, cfg: SceneCfg, path: Path | None = None) -> None:
+        self.cfg = cfg
+        self.name = cfg.name or "scene"
+        self.mode = "docking" if cfg.dock is not None else "tracking"
+        self.path = path
+
+    def build_spec(self) -> mujoco.MjSpec:
+        """Robot + peg tool (F/T site, tip site) + socket dock, as an uncompiled spec."""
+        spec = registry.build_spec(self.cfg.robot)
+        spec.option.gravity = list(self.cfg.gravity)
+        spec.option.timestep = 0.001
+        _add_tool(spec, self.cfg.tool, self.cfg.contact)
+        if self.cfg.dock is not None:
+            _add_dock(spec, self.cfg.dock, self.cfg.tool, self.cfg.contact)
+        floor = add_floor(spec, size=2.0)
+        floor.contype = floor.conaffinity = 0  # visual only
+        add_light(spec, (0.5, 0.0, 2.5))
+        x, y, z = self.cfg.dock.pos if self.cfg.dock is not None else (0.6, 0.0, 0.3)
+        add_camera(spec, "side", (x + 1.1, y - 1.5, z + 0.7), (0.6 * x, y, z + 0.2))
+        set_offscreen_size(spec, 1280, 960)
+        return spec
+
+    def build_mjmodel(self) -> mujoco.MjModel:
+        """The compiled MuJoCo model."""
+        return compile_spec(self.build_spec(), f"scene {self.name!r}")
+
+    def build_models(self) -> tuple[mujoco.MjModel, Any]:
+        """MuJoCo model and Pinocchio model parsed from the same assembled MJCF."""
+        import pinocchio as pin
+
+        spec = self.build_spec()
+        mj_model = compile_spec(spec, f"scene {self.name!r}")
+        xml = spec.to_xml()
+        fd, name = tempfile.mkstemp(suffix=".xml")
+        try:
+            with os.fdopen(fd, "w") as f:
+                f.write(xml)
+            pin_model = pin.buildModelFromMJCF(name)
+        finally:
+            os.unlink(name)
+        pin_model.gravity.linear = np.asarray(self.cfg.gravity, float)
+        return mj_model, pin_model
+
+    def initial_q(self, model: mujoco.MjModel) -> np.ndarray:
+        """Initial joint configuration [rad]: ``q0`` or the robot's ``home`` keyframe; (nq,)."""
+        if self.cfg.q0 is not None:
+            if len(self.cfg.q0) != model.nq:
+                raise ConfigError(f"scene {self.name!r}: q0 needs {model.nq} values")
+            return np.asarray(self.cfg.q0, float)
+        return np.array(model.key("home").qpos)
+
+
+def _add_tool(spec: mujoco.MjSpec, tool: ToolCfg, contact: ContactCfg) -> None:
+    site = spec.site("attachment_site")
+    body = site.parent.add_body()
+    body.name, body.pos, body.explicitinertial = "tool", list(site.pos), True
+    body.mass, body.ipos = tool.mass, [0.0, 0.0, tool.length / 2]
+    body.inertia = list(tool.inertia)
+    body.add_site().name = "ft_site"
+    tip = body.add_site()
+    tip.name, tip.pos = "eef", [0.0, 0.0, tool.length]
+    half = (tool.half_width, tool.half_width, tool.length / 2)
+    _box(body, "peg", (0.0, 0.0, tool.length / 2), half, contact, (0.2, 0.5, 0.9, 1.0))
+    for stype, sname in ((mujoco.mjtSensor.mjSENS_FORCE, "ft_force"),
+                         (mujoco.mjtSensor.mjSENS_TORQUE, "ft_torque")):  # fmt: skip
+        s = spec.add_sensor()
+        s.name, s.type, s.objtype, s.objname = sname, stype, mujoco.mjtObj.mjOBJ_SITE, "ft_site"
+
+
+def _add_dock(spec: mujoco.MjSpec, dock: DockCfg, tool: ToolCfg, contact: ContactCfg) -> None:
+    body = spec.worldbody.add_body()
+    body.name, body.pos, body.quat = "dock", list(dock.pos), list(_dock_quat(dock))
+    body.add_site().name = "dock_mouth"
+    inner, half_d, w = tool.half_width + dock.clearance, dock.depth / 2, dock.wall
+    walls = {
+        "dock_wall_px": ((inner + w / 2, 0.0), (w / 2, inner + w)),
+        "dock_wall_nx": ((-inner - w / 2, 0.0), (w / 2, inner + w)),
+        "dock_wall_py": ((0.0, inner + w / 2), (inner, w / 2)),
+        "dock_wall_ny": ((0.0, -inner - w / 2), (inner, w / 2)),
+    }
+    for name, ((x, y), (sx, sy)) in walls.items():
+        _box(body, name, (x, y, -half_d), (sx, sy, half_d), contact)
+    _box(body, "dock_bottom", (0, 0, -dock.depth - w / 2), (inner + w, inner + w, w / 2), contact)
+
+
+def _box(
+    body: mujoco.MjsBody,
+    name: str,
+    pos: tuple,
+    size: tuple,
+    contact: ContactCfg,
+    rgba: tuple = (0.55, 0.55, 0.6, 1.0),
+) -> None:
+    g = body.add_geom()
+    g.name, g.type = name, mujoco.mjtGeom.mjGEOM_BOX
+    g.pos, g.size, g.rgba = [float(x) for x in pos], [float(x) for x in size], list(rgba)
+    g.friction, g.solref = list(contact.friction), list(contact.solref)
+    g.solimp, g.condim = list(contact.solimp), contact.condim

@@ -1,0 +1,206 @@
+"""Time-series log of a docking or tracking run.
+
+:meth:`Log.store_data` is called once per control period (1 kHz). It writes every value into
+preallocated numpy blocks, so each call is a handful of array assignments and nothing grows per
+step. Assignment into a block copies, which matters: MuJoCo's ``qpos``/``qvel`` slices are views
+that change on the next ``mj_step``, and storing such a view once recorded the same state at every
+step (the seed's commit 3932fe5). :meth:`Log.arrays` stacks the blocks into one array per field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from mjscope.sim.render import check_writable
+
+if TYPE_CHECKING:
+    from mjscope.experiments.scene import Scene
+
+#: Field name -> (trailing shape, dtype); ``None`` in a shape is set by the first sample.
+FIELDS: dict[str, tuple[tuple[int | None, ...], type]] = {
+    "t": ((), np.float64),  # simulation time [s]
+    "q": ((None,), np.float64),  # joint positions [rad]  (nq,)
+    "v": ((None,), np.float64),  # joint velocities [rad/s]  (nv,)
+    "tau": ((None,), np.float64),  # applied joint torques [N·m]  (nu,)
+    "eef_pos": ((3,), np.float64),  # end-effector position, world [m]
+    "eef_rot": ((3, 3), np.float64),  # end-effector rotation, world
+    "ref_pos": ((3,), np.float64),  # reference position, world [m]
+    "ref_vel": ((3,), np.float64),  # reference velocity, world [m/s]
+    "ref_rot": ((3, 3), np.float64),  # reference rotation, world
+    "wrench": ((6,), np.float64),  # force [N], torque [N·m] at the EEF, world axes
+    "contact_force": ((), np.float64),  # total normal contact force tool-dock [N]
+    "insertion_depth": ((), np.float64),  # along the dock axis, 0 at the mouth, + inside [m]
+    "lateral_error": ((), np.float64),  # peg-axis offset from the dock axis [m]
+    "axis_angle": ((), np.float64),  # angle between peg and dock axes [rad]
+    "segment": ((), np.int64),  # planner segment index
+}
+
+DEFAULT_BLOCK = 4096  # rows per block when no capacity is given
+
+
+class Log:
+    """Per-step record of a run, stored as copies in preallocated blocks.
+
+    Args:
+        capacity: Expected number of samples (e.g. ``duration / control_period + 1``); the
+            first block is this large, so a run of known length never allocates again.
+    """
+
+    def __init__(self, capacity: int | None = None) -> None:
+        self._block = max(int(capacity), 1) if capacity else DEFAULT_BLOCK
+        self._blocks: list[dict[str, np.ndarray]] = []
+        self._cur: dict[str, np.ndarray] = {}
+        self._shapes: dict[str, tuple[int, ...]] = {}
+        self._i = 0  # next row in the current block
+        self._n = 0  # total rows stored
+
+    def __len__(self) -> int:
+        return self._n
+
+    def store_data(
+        self,
+        t: float,
+        q: npt.ArrayLike,
+        v: npt.ArrayLike,
+        tau: npt.ArrayLike,
+        eef_pos: npt.ArrayLike,
+        eef_rot: npt.ArrayLike,
+        ref_pos: npt.ArrayLike,
+        ref_vel: npt.ArrayLike,
+        ref_rot: npt.ArrayLike,
+        wrench: npt.ArrayLike,
+        contact_force: float,
+        insertion_depth: float,
+        lateral_error: float,
+        axis_angle: float,
+        segment: int,
+    ) -> None:
+        """Append one sample; every array is copied, so later changes to inputs do not leak in.
+
+        Args:
+            t: Simulation time [s].
+            q: Joint positions [rad]  # (nq,)
+            v: Joint velocities [rad/s]  # (nv,)
+            tau: Applied joint torques [N·m]  # (nu,)
+            eef_pos: End-effector position, world [m]  # (3,)
+            eef_rot: End-effector rotation, world  # (3, 3)
+            ref_pos: Reference position, world [m]  # (3,)
+            ref_vel: Reference velocity, world [m/s]  # (3,)
+            ref_rot: Reference rotation, world  # (3, 3)
+            wrench: Force [N] and torque [N·m] at the EEF, world axes  # (6,)
+            contact_force: Total normal contact force between tool and dock [N].
+            insertion_depth: Depth along the dock axis, 0 at the mouth, positive inside [m].
+            lateral_error: Peg-axis offset from the dock axis [m].
+            axis_angle: Angle between the peg and dock axes [rad].
+            segment: Planner segment index.
+
+        Raises:
+            ValueError: An array's shape differs from the fixed shape or from the first sample.
+        """
+        if self._i == len(self._cur.get("t", ())):
+            self._new_block(q, v, tau)
+        i, b = self._i, self._cur
+        b["t"][i] = t
+        b["q"][i] = q
+        b["v"][i] = v
+        b["tau"][i] = tau
+        b["eef_pos"][i] = eef_pos
+        b["eef_rot"][i] = eef_rot
+        b["ref_pos"][i] = ref_pos
+        b["ref_vel"][i] = ref_vel
+        b["ref_rot"][i] = ref_rot
+        b["wrench"][i] = wrench
+        b["contact_force"][i] = contact_force
+        b["insertion_depth"][i] = insertion_depth
+        b["lateral_error"][i] = lateral_error
+        b["axis_angle"][i] = axis_angle
+        b["segment"][i] = segment
+        self._i = i + 1
+        self._n += 1
+
+    def _new_block(self, q: npt.ArrayLike, v: npt.ArrayLike, tau: npt.ArrayLike) -> None:
+        """Allocate the next block (the first call also fixes the joint-space sizes)."""
+        if not self._shapes:
+            sizes = {"q": np.shape(q), "v": np.shape(v), "tau": np.shape(tau)}
+            for name, (shape, _) in FIELDS.items():
+                fixed = tuple(s for s in shape if s is not None)
+                self._shapes[name] = sizes[name] if None in shape else fixed
+            for name, shape in self._shapes.items():
+                if len(shape) != len(FIELDS[name][0]):
+                    raise ValueError(f"telemetry field {name!r} must be 1-D, got shape {shape}")
+        if self._cur:
+            self._blocks.append(self._cur)
+        self._cur = {
+            name: np.empty((self._block, *self._shapes[name]), dtype=FIELDS[name][1])
+            for name in FIELDS
+        }
+        self._i = 0
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """Stacked copies of all samples.
+
+        Returns:
+            Field name -> array of shape ``(n, *field_shape)`` (see :data:`FIELDS`); empty
+            arrays (n = 0) before the first sample.
+        """
+        if not self._cur:
+            return {name: np.empty((0,), dtype=dt) for name, (_, dt) in FIELDS.items()}
+        parts = [*self._blocks, {k: a[: self._i] for k, a in self._cur.items()}]
+        return {name: np.concatenate([p[name] for p in parts]) for name in FIELDS}
+
+    def save_npz(self, path: str | Path) -> Path:
+        """Write all fields to a compressed ``.npz`` file.
+
+        Args:
+            path: Output file; its folder is created.
+
+        Returns:
+            The written path.
+
+        Raises:
+            OutputError: The folder cannot be created or written.
+        """
+        p = check_writable(path)
+        np.savez_compressed(p, **self.arrays())  # type: ignore[arg-type]
+        return p if p.suffix == ".npz" else p.with_name(p.name + ".npz")
+
+    @classmethod
+    def from_arrays(cls, data: Mapping[str, Any]) -> Log:
+        """Rebuild a log from :meth:`arrays` output or a loaded ``.npz`` file.
+
+        Args:
+            data: Field name -> array with one row per sample; must hold every field.
+
+        Returns:
+            A log holding copies of the rows.
+
+        Raises:
+            ValueError: A field is missing or the row counts differ.
+        """
+        missing = sorted(set(FIELDS) - set(data))
+        if missing:
+            raise ValueError(f"telemetry data lacks fields {missing}; expected {sorted(FIELDS)}")
+        n = len(data["t"])
+        log = cls(capacity=max(n, 1))
+        for i in range(n):
+            log.store_data(*(data[name][i] for name in FIELDS))
+        return log
+
+    def plot_results(self, scene: Scene, out_dir: str | Path) -> list[Path]:
+        """Write the run's figures (PNG and PDF) into ``out_dir/figure/<scene.name>/``.
+
+        Args:
+            scene: The scene that was run (name, mode, dock geometry).
+            out_dir: Root output folder.
+
+        Returns:
+            The written figure files.
+        """
+        from mjscope.experiments import plotting
+
+        return plotting.plot_results(self.arrays(), scene, out_dir)

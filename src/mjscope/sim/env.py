@@ -1,0 +1,152 @@
+"""MuJoCo environment of a docking scene: ``step(τ) -> (q, v, eef_pos)`` plus the F/T reading.
+
+Returned arrays are copies (MuJoCo's ``qpos``/``qvel`` are views that the next step overwrites).
+Optional offscreen recording grabs a frame every ``1/fps`` seconds of simulated time.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import mujoco
+import numpy as np
+import numpy.typing as npt
+
+from mjscope.control.wrench import wrench_site_to_frame
+from mjscope.exceptions import SimulationError
+
+if TYPE_CHECKING:
+    from mjscope.sim.render import OffscreenRenderer
+
+
+class MujocoEnv:
+    """Torque-driven arm with a peg tool (and optionally a dock).
+
+    Args:
+        model: The compiled scene model (sites ``eef``, ``ft_site``; sensors ``ft_force``,
+            ``ft_torque``; geom ``peg``; ``dock_*`` geoms when docking).
+        q0: Initial joint positions [rad]; (nq,).
+        control_period: Control period [s]; a multiple of the model timestep.
+    """
+
+    def __init__(self, model: mujoco.MjModel, q0: npt.ArrayLike, control_period: float = 0.001):
+        self.model = model
+        self.data = mujoco.MjData(model)
+        self.n_substeps = max(1, round(control_period / model.opt.timestep))
+        self.eef = model.site("eef").id
+        self.ft = model.site("ft_site").id
+        self._f_adr = model.sensor_adr[model.sensor("ft_force").id]
+        self._t_adr = model.sensor_adr[model.sensor("ft_torque").id]
+        self.peg = model.geom("peg").id
+        names = [model.geom(i).name for i in range(model.ngeom)]
+        self.dock_geoms = {i for i, n in enumerate(names) if n.startswith("dock_")}
+        self._force6 = np.zeros(6)
+        self._frames: list[np.ndarray] = []
+        self._renderer: OffscreenRenderer | None = None
+        self._frame_every = 0
+        self._steps = 0
+        self.reset(q0)
+        d = self.data  # Views into MjData's fixed buffers, resolved once (copied when returned).
+        self._badqacc = d.warning[mujoco.mjtWarning.mjWARN_BADQACC]
+        self._p_eef, self._R_eef = d.site_xpos[self.eef], d.site_xmat[self.eef].reshape(3, 3)
+        self._p_ft, self._R_ft = d.site_xpos[self.ft], d.site_xmat[self.ft].reshape(3, 3)
+        self._f_ft = d.sensordata[self._f_adr : self._f_adr + 3]
+        self._m_ft = d.sensordata[self._t_adr : self._t_adr + 3]
+
+    @property
+    def time(self) -> float:
+        """Simulated time [s]."""
+        return float(self.data.time)
+
+    def reset(self, q0: npt.ArrayLike) -> None:
+        """Set ``qpos = q0``, ``qvel = 0``, time 0, and forward."""
+        mujoco.mj_resetData(self.model, self.data)
+        self.data.qpos[:] = np.asarray(q0, float)
+        mujoco.mj_forward(self.model, self.data)
+        self._steps = 0
+
+    def step(self, tau: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Apply joint torque [N·m] for one control period.
+
+        Returns:
+            Copies of q [rad] (nq,), v [rad/s] (nv,), end-effector position [m] (3,).
+
+        Raises:
+            SimulationError: Non-finite torque, or MuJoCo flagged a bad state.
+        """
+        tau = np.asarray(tau, float)
+        if not math.isfinite(float(tau.sum())):
+            raise SimulationError(f"non-finite torque {tau} at t = {self.time:.3f} s")
+        self.data.ctrl[:] = tau
+        for _ in range(self.n_substeps):
+            mujoco.mj_step(self.model, self.data)
+        if self._badqacc.number:
+            raise SimulationError(f"MuJoCo reported a bad acceleration at t = {self.time:.3f} s")
+        self._steps += 1
+        if self._renderer is not None and self._steps % self._frame_every == 0:
+            self._frames.append(self._renderer.render(self.data))
+        return self.data.qpos.copy(), self.data.qvel.copy(), self._p_eef.copy()
+
+    def eef_pose(self) -> tuple[np.ndarray, np.ndarray]:
+        """End-effector position [m] (3,) and orientation (3, 3), copies."""
+        return self._p_eef.copy(), self._R_eef.copy()
+
+    def ft_reading(self) -> tuple[np.ndarray, np.ndarray]:
+        """Raw F/T sensor: force [N] and torque [N·m] in ``ft_site`` axes, about its origin.
+
+        MuJoCo's force sensor reports what the flange exerts on the tool (the tool's subtree).
+        """
+        return self._f_ft.copy(), self._m_ft.copy()
+
+    def ft_site_pose(self) -> tuple[np.ndarray, np.ndarray]:
+        """Sensor site position [m] (3,) and orientation (3, 3)."""
+        return self._p_ft.copy(), self._R_ft.copy()
+
+    def eef_wrench(self, p_eef: np.ndarray | None = None) -> np.ndarray:
+        """External wrench on the tool at the end-effector origin, world axes; (6,).
+
+        MuJoCo's force/torque sensor reports what the flange exerts on the tool; the external
+        wrench balances it (quasi-statically), hence the sign. The moment keeps the
+        ``(p_S − p_E) × f`` term of moving the reference point from the sensor to the tip.
+
+        Args:
+            p_eef: End-effector position [m] if already at hand; (3,).
+        """
+        p = self._p_eef if p_eef is None else p_eef
+        w = wrench_site_to_frame(self._f_ft, self._m_ft, self._R_ft, self._p_ft, None, p)
+        return np.negative(w, out=w)
+
+    def contact_force(self) -> float:
+        """Total normal contact force between the peg and the dock [N]."""
+        total = 0.0
+        d = self.data
+        for i in range(d.ncon):
+            c = d.contact[i]
+            pair = (c.geom1, c.geom2)
+            if self.peg in pair and (pair[0] in self.dock_geoms or pair[1] in self.dock_geoms):
+                mujoco.mj_contactForce(self.model, d, i, self._force6)
+                total += float(self._force6[0])
+        return total
+
+    def start_recording(self, fps: float = 30.0, width: int = 640, height: int = 480) -> None:
+        """Grab a frame every ``1/fps`` s of simulated time from the ``side`` camera."""
+        from mjscope.sim.render import OffscreenRenderer
+
+        cam = "side" if self.model.ncam else None
+        self._renderer = OffscreenRenderer(self.model, width, height, cam)
+        period = self.model.opt.timestep * self.n_substeps
+        self._frame_every = max(1, round(1.0 / (fps * period)))
+        self._fps = fps
+        self._frames = [self._renderer.render(self.data)]
+
+    def save_recording(self, path: str | Path) -> Path:
+        """Write the recorded frames (``.mp4`` or ``.gif``) and stop recording."""
+        from mjscope.sim.render import write_video
+
+        if self._renderer is None:
+            raise SimulationError("nothing recorded: call start_recording() first")
+        self._renderer.close()
+        self._renderer = None
+        return write_video(self._frames, path, self._fps)

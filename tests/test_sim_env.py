@@ -1,0 +1,83 @@
+"""MujocoEnv: copies, F/T reading and its transform, contact force, bad torque, recording."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import mujoco
+import numpy as np
+import pytest
+import yaml
+
+from mjscope.control.wrench import wrench_site_to_frame
+from mjscope.exceptions import SimulationError
+from mjscope.experiments.scene import load_scene
+from mjscope.sim.env import MujocoEnv
+from tests.utils import assert_close
+
+
+@pytest.fixture(scope="module")
+def env() -> MujocoEnv:
+    sc = load_scene("iiwa14_docking")
+    m = sc.build_mjmodel()
+    return MujocoEnv(m, sc.initial_q(m))
+
+
+def test_step_returns_copies(env: MujocoEnv) -> None:
+    env.reset(env.data.qpos.copy())
+    q1, v1, p1 = env.step(np.full(7, 1.0))
+    q1_saved = q1.copy()
+    q2, v2, p2 = env.step(np.full(7, 1.0))
+    assert_close(q1, q1_saved)  # not overwritten by the next step
+    assert not np.allclose(q1, q2) and not np.allclose(v1, v2) and not np.allclose(p1, p2)
+    assert env.time == pytest.approx(0.002)
+    assert_close(p2, env.data.site_xpos[env.eef])
+
+
+def test_non_finite_torque_is_rejected(env: MujocoEnv) -> None:
+    before = env.data.qpos.copy()
+    with pytest.raises(SimulationError, match="non-finite torque"):
+        env.step(np.array([0, 0, np.nan, 0, 0, 0, 0.0]))
+    assert_close(env.data.qpos, before)
+
+
+def test_no_contact_at_start(env: MujocoEnv) -> None:
+    env.reset(env.data.qpos.copy())
+    assert env.contact_force() == 0.0
+
+
+def test_ft_reading_under_gravity_matches_hand_computation(tmp_path: Path) -> None:
+    """Static arm under gravity: the external wrench on the tool is its weight at its centre."""
+    data = yaml.safe_load(Path(load_scene("iiwa14_docking").path).read_text())
+    data["gravity"] = [0.0, 0.0, -9.81]
+    path = tmp_path / "g.yaml"
+    path.write_text(yaml.safe_dump(data))
+    sc = load_scene(path)
+    m = sc.build_mjmodel()
+    env = MujocoEnv(m, sc.initial_q(m))
+    env.data.ctrl[:] = env.data.qfrc_bias  # gravity compensation: q̈ = 0
+    mujoco.mj_forward(m, env.data)
+    assert_close(env.data.qacc, np.zeros(7), atol=1e-9)
+    f_s, m_s = env.ft_reading()
+    p_s, R_s = env.ft_site_pose()
+    p_e, _ = env.eef_pose()
+    wrench = env.eef_wrench()
+    assert_close(wrench, -wrench_site_to_frame(f_s, m_s, R_s, p_s, None, p_e))
+    weight = np.array([0.0, 0.0, -9.81 * sc.cfg.tool.mass])
+    com = p_s + R_s @ np.array([0.0, 0.0, sc.cfg.tool.length / 2])
+    assert_close(wrench[:3], weight, atol=1e-9)
+    assert_close(wrench[3:], np.cross(com - p_e, weight), atol=1e-9)
+
+
+def test_recording(tmp_path: Path) -> None:
+    sc = load_scene("iiwa14_track_circle")
+    m = sc.build_mjmodel()
+    env = MujocoEnv(m, sc.initial_q(m))
+    env.start_recording(fps=100.0, width=64, height=48)
+    for _ in range(30):
+        env.step(np.zeros(7))
+    out = env.save_recording(tmp_path / "run.gif")
+    assert out.is_file() and out.stat().st_size > 0
+    assert len(env._frames) == 4  # the initial frame + one per 10 ms
+    with pytest.raises(SimulationError, match="nothing recorded"):
+        env.save_recording(tmp_path / "again.gif")
