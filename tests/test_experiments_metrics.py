@@ -8,13 +8,11 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 from mjscope.exceptions import ConfigError
+from mjscope.experiments.gate import evaluate_docking_gate, evaluate_gate, evaluate_tracking_gate
 from mjscope.experiments.metrics import (
     LEVELS,
     UNITS,
     compute_metrics,
-    evaluate_docking_gate,
-    evaluate_gate,
-    evaluate_tracking_gate,
     rotation_error,
     tracking_summary,
 )

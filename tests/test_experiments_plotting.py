@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from mjscope.exceptions import OutputError
-from mjscope.experiments.metrics import compute_metrics, evaluate_gate
+from mjscope.experiments.gate import evaluate_gate
+from mjscope.experiments.metrics import compute_metrics
 from mjscope.experiments.plotting import (
     figure_names,
     format_results_table,

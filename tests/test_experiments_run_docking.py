@@ -14,7 +14,8 @@ from mjscope.control.controllers import CartesianImpedanceController, CicGains, 
 from mjscope.control.planners import MotionReference
 from mjscope.exceptions import UnknownNameError
 from mjscope.experiments import run_docking
-from mjscope.experiments.metrics import compute_metrics, evaluate_gate
+from mjscope.experiments.gate import evaluate_gate
+from mjscope.experiments.metrics import compute_metrics
 from mjscope.experiments.run_docking import main, run_simulation
 from mjscope.experiments.scene import Scene, load_scene
 

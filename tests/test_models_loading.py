@@ -143,5 +143,5 @@ def test_unknown_attribute_is_explained(tmp_path: Path) -> None:
     p = _write(
         tmp_path, "a.xml", '<mujoco><worldbody><geom size=".1" bogus="3"/></worldbody></mujoco>'
     )
-    with pytest.raises(ModelLoadError, match="bogus.*MuJoCo version"):
+    with pytest.raises(ModelLoadError, match=r"bogus.*MuJoCo version"):
         load(p)

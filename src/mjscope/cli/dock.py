@@ -63,7 +63,7 @@ def print_report(con: Any, report: Any, show_files: bool = True) -> None:
     """Print the run summary, the metrics by level, the gate (and the files written)."""
     from rich.table import Table
 
-    from mjscope.experiments.metrics import LEVELS, UNITS
+    from mjscope.experiments.metric_units import LEVELS, UNITS
 
     r = report.result
     fc = "on" if r.friction_comp else "off"

@@ -1,4 +1,4 @@
-"""Docking and tracking metrics in three levels, and the PASS/FAIL gate.
+"""Docking and tracking metrics in three levels (the gate is in :mod:`.gate`).
 
 Levels (facts/docking_control.md §7):
 
@@ -19,14 +19,13 @@ depend only on the kinematic errors. Gate thresholds come from the scene (``scen
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from mjscope.exceptions import ConfigError
+from mjscope.experiments.gate import evaluate_gate
+from mjscope.experiments.metric_units import LEVELS, UNITS, Metrics
 from mjscope.experiments.telemetry import Log
 
 if TYPE_CHECKING:
@@ -37,47 +36,16 @@ SETTLE_REL = 0.05  # settling band, relative to the reference force
 SETTLE_ABS = 0.5  # settling band floor [N]
 STEADY_WINDOW = 0.5  # steady state: mean over the last this many seconds [s]
 
-Metrics = dict[str, Any]
+__all__ = [
+    "LEVELS",
+    "UNITS",
+    "Metrics",
+    "as_arrays",
+    "compute_metrics",
+    "rotation_error",
+    "tracking_summary",
+]
 
-_LEVEL_UNITS: dict[str, dict[str, str]] = {
-    "run": {"samples": "", "sim_time": "s"},
-    "approach": {
-        "pos_err_rms": "m",
-        "pos_err_max": "m",
-        "ori_err_rms": "rad",
-        "ori_err_max": "rad",
-        "pos_err_rms_settled": "m",
-        "pos_err_max_settled": "m",
-        "ori_err_rms_settled": "rad",
-        "ori_err_max_settled": "rad",
-        "contact_onset_time": "s",
-        "lateral_error_at_contact": "m",
-        "axis_angle_at_contact": "rad",
-        "approach_speed_at_contact": "m/s",
-    },
-    "contact": {
-        "peak_contact_force": "N",
-        "peak_ft_force": "N",
-        "peak_ft_torque": "N·m",
-        "reference_force": "N",
-        "force_overshoot": "N",
-        "force_overshoot_pct": "%",
-        "settling_time": "s",
-        "contact_impulse": "N·s",
-    },
-    "outcome": {
-        "success": "",
-        "final_insertion_depth": "m",
-        "time_to_depth": "s",
-        "final_lateral_error": "m",
-        "final_axis_angle": "rad",
-        "steady_state_force": "N",
-        "steady_state_force_error": "N",
-    },
-}
-#: Metric name -> unit; level name -> metric names (in table order).
-UNITS: dict[str, str] = {k: u for level in _LEVEL_UNITS.values() for k, u in level.items()}
-LEVELS: dict[str, tuple[str, ...]] = {k: tuple(v) for k, v in _LEVEL_UNITS.items()}
 _ONSET_KEYS = LEVELS["approach"][8:]
 
 
@@ -253,115 +221,3 @@ def tracking_summary(log: Log | Mapping[str, np.ndarray], scene: Scene) -> list[
         row = {"segment": int(s), "t_start": float(ts[0]), "t_end": float(ts[-1])}
         rows.append({**row, "samples": int(sel.sum()), **_error_stats(pos[sel], ori[sel])})
     return rows
-
-
-@dataclass(frozen=True)
-class GateCheck:
-    """One threshold check of a gate.
-
-    Attributes:
-        name: The metric checked.
-        value: Its measured value [unit]; NaN when the quantity never occurred.
-        threshold: The limit from the scene [unit].
-        unit: Unit of ``value`` and ``threshold``.
-        passed: Whether ``value op threshold`` holds (NaN never passes).
-        op: The comparison: ``"<="``, ``"<"`` or ``">="``.
-    """
-
-    name: str
-    value: float
-    threshold: float
-    unit: str
-    passed: bool
-    op: str = "<="
-
-
-@dataclass(frozen=True)
-class GateResult:
-    """Verdict of a gate: PASS only when every check passes.
-
-    Attributes:
-        passed: All checks passed.
-        checks: The individual checks, in report order.
-        mode: The gate that was evaluated (``"docking"`` or ``"tracking"``).
-    """
-
-    passed: bool
-    checks: list[GateCheck]
-    mode: str = ""
-
-
-_OPS = {"<=": operator.le, "<": operator.lt, ">=": operator.ge}
-
-
-def _check(name: str, metrics: Metrics, op: str, threshold: float) -> GateCheck:
-    v, th = float(metrics[name]), float(threshold)
-    return GateCheck(name, v, th, UNITS[name], bool(_OPS[op](v, th)), op)
-
-
-def _or(value: float | None, default: float) -> float:
-    return default if value is None else value
-
-
-def _result(checks: list[GateCheck], mode: str) -> GateResult:
-    return GateResult(all(c.passed for c in checks), checks, mode)
-
-
-def evaluate_tracking_gate(metrics: Metrics, scene: Scene) -> GateResult:
-    """Tracking gate: RMS position and orientation errors after the transient.
-
-    Args:
-        metrics: Output of :func:`compute_metrics`.
-        scene: Supplies ``cfg.gate.track_pos_rms`` [m] and ``track_rot_rms`` [rad].
-
-    Returns:
-        The verdict with one check per threshold.
-    """
-    g = scene.cfg.gate
-    checks = [
-        _check("pos_err_rms_settled", metrics, "<=", g.track_pos_rms),
-        _check("ori_err_rms_settled", metrics, "<=", g.track_rot_rms),
-    ]
-    return _result(checks, "tracking")
-
-
-def evaluate_docking_gate(metrics: Metrics, scene: Scene) -> GateResult:
-    """Docking gate: depth reached in time, residuals inside the dock's tolerances, safe force.
-
-    Args:
-        metrics: Output of :func:`compute_metrics` for a docking run.
-        scene: Supplies the dock (``depth``, ``clearance`` [m]) and ``cfg.gate``
-            (``depth_fraction``, ``time_budget`` [s] (default: the duration),
-            ``max_lateral`` [m] (default: the clearance), ``max_axis_angle`` [rad],
-            ``max_peak_force`` [N]).
-
-    Returns:
-        The verdict with one check per threshold.
-
-    Raises:
-        ConfigError: The scene has no dock.
-    """
-    g, dock = scene.cfg.gate, scene.cfg.dock
-    if dock is None:
-        raise ConfigError(f"scene {scene.name!r} has no dock; use the tracking gate for it")
-    checks = [
-        _check("final_insertion_depth", metrics, ">=", g.depth_fraction * dock.depth),
-        _check("time_to_depth", metrics, "<=", _or(g.time_budget, scene.cfg.duration)),
-        _check("final_lateral_error", metrics, "<", _or(g.max_lateral, dock.clearance)),
-        _check("final_axis_angle", metrics, "<", g.max_axis_angle),
-        _check("peak_contact_force", metrics, "<", g.max_peak_force),
-    ]
-    return _result(checks, "docking")
-
-
-def evaluate_gate(metrics: Metrics, scene: Scene) -> GateResult:
-    """The scene's gate: docking or tracking, by ``scene.mode``.
-
-    Raises:
-        ConfigError: Unknown mode.
-    """
-    if scene.mode == "docking":
-        return evaluate_docking_gate(metrics, scene)
-    if scene.mode == "tracking":
-        return evaluate_tracking_gate(metrics, scene)
-    raise ConfigError(f"unknown scene mode {scene.mode!r}; valid: docking, tracking")

@@ -21,7 +21,9 @@ from matplotlib import colormaps
 from matplotlib import style as mpl_style
 from matplotlib.figure import Figure
 
-from mjscope.experiments.metrics import LEVELS, UNITS, GateResult, Metrics, rotation_error
+from mjscope.experiments.gate import GateResult
+from mjscope.experiments.metric_units import LEVELS, UNITS, Metrics
+from mjscope.experiments.metrics import rotation_error
 from mjscope.sim.render import check_writable
 
 if TYPE_CHECKING:
@@ -226,7 +228,7 @@ def write_results_table(
 
     Args:
         metrics: Output of :func:`mjscope.experiments.metrics.compute_metrics`.
-        gate: Output of :func:`mjscope.experiments.metrics.evaluate_gate`.
+        gate: Output of :func:`mjscope.experiments.gate.evaluate_gate`.
         path: Output file (see :func:`results_table_path`); its folder is created.
         title: Heading; the file's stem by default.
 

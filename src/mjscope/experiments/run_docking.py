@@ -280,6 +280,7 @@ def main(
     """
     from mjscope.experiments import metrics as mx
     from mjscope.experiments import plotting
+    from mjscope.experiments.gate import evaluate_gate
 
     sc = load_scene(scene) if isinstance(scene, str) else scene
     if controller not in CONTROLLERS:
@@ -293,7 +294,7 @@ def main(
     if video is not None:
         files.append(video)
     m = mx.compute_metrics(result.log, sc)
-    gate = mx.evaluate_gate(m, sc)
+    gate = evaluate_gate(m, sc)
     files.append(
         plotting.write_results_table(
             m, gate, plotting.results_table_path(root, sc.name, controller)
