@@ -1,0 +1,117 @@
+"""PNG plots of a rollout and of sweeps/comparisons (matplotlib, Agg backend)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from mjscope.exceptions import OutputError
+
+if TYPE_CHECKING:
+    from mjscope.diagnose.rollout import RolloutResult
+
+PANELS = (
+    ("com_z", "CoM height [m]"),
+    ("ncon", "contacts [count]"),
+    ("pen_max", "max penetration [m]"),
+    ("forces", "generalized force norms [N|Nm]"),
+    ("solver_niter", "solver iterations"),
+)
+FORCE_COLUMNS = (
+    "qfrc_bias_norm",
+    "qfrc_constraint_norm",
+    "qfrc_actuator_norm",
+    "qfrc_passive_norm",
+)
+
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _out(folder: str | Path, name: str) -> Path:
+    d = Path(folder)
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise OutputError(
+            f"cannot create plot folder {str(d)!r}: {e.strerror}; choose another"
+        ) from e
+    return d / name
+
+
+def plot_rollout(result: RolloutResult, folder: str | Path, title: str) -> Path:
+    """Five stacked panels (CoM height, contacts, penetration, force norms, solver iterations)."""
+    names = [h.split(" [")[0] for h in result.header]
+    data = result.preview
+    return plot_series([(title, names, data)], folder, "diagnose.png", title)
+
+
+def plot_series(
+    runs: Sequence[tuple[str, list[str], np.ndarray]], folder: str | Path, filename: str, title: str
+) -> Path:
+    """Overlay several runs (label, column names, rows) in the standard panels."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(len(PANELS), 1, figsize=(8, 11), sharex=True)
+    # One run: every force term; an overlay of runs: the constraint force only, to stay legible.
+    forces = FORCE_COLUMNS if len(runs) == 1 else ("qfrc_constraint_norm",)
+    for label, names, rows in runs:
+        if rows.size == 0:
+            continue
+        t = rows[:, names.index("time")]
+        for ax, (key, ylabel) in zip(axes, PANELS, strict=True):
+            ax.set_ylabel(ylabel, fontsize=8)
+            cols = forces if key == "forces" else (key,)
+            for c in cols:
+                if c in names:
+                    lab = label if key != "forces" else f"{label} {c.removeprefix('qfrc_')}"
+                    ax.plot(t, rows[:, names.index(c)], lw=0.9, label=lab)
+    axes[-1].set_xlabel("time [s]")
+    for ax in axes:
+        ax.grid(alpha=0.3)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=6, loc="best")
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    path = _out(folder, filename)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def plot_overlay(
+    columns: Sequence[str],
+    a: np.ndarray,
+    b: np.ndarray,
+    labels: tuple[str, str],
+    folder: str | Path,
+) -> Path:
+    """Compare two CSVs: one panel per column (up to 8), A and B overlaid."""
+    plt = _pyplot()
+    shown = [c for c in columns if c != "time"][:8]
+    fig, axes = plt.subplots(
+        len(shown), 1, figsize=(8, 1.8 * len(shown) + 1), sharex=True, squeeze=False
+    )
+    ti = list(columns).index("time") if "time" in columns else None
+    xa = a[:, ti] if ti is not None else np.arange(len(a))
+    xb = b[:, ti] if ti is not None else np.arange(len(b))
+    for ax, c in zip(axes[:, 0], shown, strict=True):
+        k = list(columns).index(c)
+        ax.plot(xa, a[:, k], lw=0.9, label=labels[0])
+        ax.plot(xb, b[:, k], lw=0.9, ls="--", label=labels[1])
+        ax.set_ylabel(c, fontsize=7)
+        ax.grid(alpha=0.3)
+    axes[0, 0].legend(fontsize=7)
+    fig.tight_layout()
+    path = _out(folder, "compare.png")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

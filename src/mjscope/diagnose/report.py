@@ -1,0 +1,160 @@
+"""The diagnose report: one JSON-ready dict, rendered as rich tables or written as JSON."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import mujoco
+from rich.console import Console
+from rich.table import Table
+
+from mjscope import __version__
+from mjscope.diagnose.checks import SEVERITIES, Finding
+from mjscope.exceptions import OutputError
+
+_STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
+
+
+def build_report(
+    model_label: str,
+    summary: dict[str, Any],
+    actuators: list[dict[str, Any]],
+    rollout: dict[str, Any],
+    findings: list[Finding],
+    files: dict[str, str],
+) -> dict[str, Any]:
+    """Assemble the report (the JSON content and what the terminal shows)."""
+    counts = {s: sum(f.severity == s for f in findings) for s in SEVERITIES}
+    return {
+        "mjscope_version": __version__,
+        "mujoco_version": mujoco.__version__,
+        "model": model_label,
+        "summary": summary,
+        "actuators": actuators,
+        "rollout": rollout,
+        "checks": [f.to_dict() for f in findings],
+        "check_counts": counts,
+        "files": files,
+    }
+
+
+def write_json(report: dict[str, Any], path: str | Path) -> Path:
+    """Write the report as JSON."""
+    from mjscope.sim.render import check_writable
+
+    p = check_writable(path)
+    try:
+        p.write_text(json.dumps(report, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+    except OSError as e:
+        raise OutputError(f"cannot write {str(p)!r}: {e.strerror}; choose another path") from e
+    return p
+
+
+def _fmt(v: Any) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    if isinstance(v, list):
+        return "[" + ", ".join(_fmt(x) for x in v[:6]) + (" …" if len(v) > 6 else "") + "]"
+    return str(v)
+
+
+def render(report: dict[str, Any], con: Console) -> None:
+    """Print the report as rich tables."""
+    s = report["summary"]
+    con.print(f"[bold]mjscope diagnose[/] {report['model']}  (MuJoCo {report['mujoco_version']})")
+    dims = " ".join(
+        f"{k}={s[k]}" for k in ("nq", "nv", "nu", "nbody", "njnt", "ngeom", "nsensor", "neq")
+    )
+    con.print(f"  {dims}")
+    con.print(
+        f"  timestep={s['timestep']:g} s  integrator={s['integrator']}  solver={s['solver']}"
+        f"  cone={s['cone']}  iterations={s['iterations']}  mass={s['total_mass']:.4g} kg"
+    )
+    if s["nq_nv_note"]:
+        con.print(f"  {s['nq_nv_note']}")
+    _actuators(report["actuators"], con)
+    _rollout(report["rollout"], con)
+    _sensors(report["rollout"].get("sensors", []), con)
+    _checks(report["checks"], con)
+    for k, v in report["files"].items():
+        con.print(f"  {k}: {v}")
+
+
+def _actuators(rows: list[dict[str, Any]], con: Console) -> None:
+    if not rows:
+        return
+    t = Table(title="actuators")
+    for c in ("name", "kind", "dyn/gain/bias", "target", "gear", "ctrlrange", "forcerange"):
+        t.add_column(c)
+    for r in rows:
+        t.add_row(
+            r["name"],
+            r["kind"],
+            f"{r['dyntype']}/{r['gaintype']}/{r['biastype']}",
+            f"{r['transmission']} {r['target']}",
+            _fmt(r["gear"]),
+            _fmt(r["ctrlrange"]) if r["ctrlrange"] else "[red]none[/]",
+            _fmt(r["forcerange"]) if r["forcerange"] else "[yellow]none[/]",
+        )
+    con.print(t)
+
+
+def _rollout(r: dict[str, Any], con: Console) -> None:
+    con.print(
+        f"rollout: {r['steps_done']}/{r['steps']} steps, t={r['time']:.4g} s, ctrl={r['ctrl']}"
+        f" (seed {r['seed']}){', key ' + r['key'] if r.get('key') else ''}"
+    )
+    if r.get("divergence"):
+        dv = r["divergence"]
+        con.print(
+            f"[bold red]diverged[/]: {dv['kind']} at t={dv['time']:.6g} s, {dv['where']}, "
+            f"joint '{dv['joint']}'"
+        )
+    t = Table(title="per-step quantities")
+    for c in ("column", "unit", "min", "max", "mean", "final"):
+        t.add_column(c, justify="left" if c in ("column", "unit") else "right")
+    for c in r["columns"]:
+        if c["name"].startswith("warn_") and not c["max"]:
+            continue
+        t.add_row(c["name"], c["unit"], *(_fmt(c[k]) for k in ("min", "max", "mean", "final")))
+    con.print(t)
+    pairs = r.get("worst_pairs", [])
+    if pairs:
+        t = Table(title="deepest contacts (by geom pair)")
+        for c in ("geom1", "geom2", "max penetration [m]", "smaller geom size [m]"):
+            t.add_column(c)
+        for p in pairs[:5]:
+            t.add_row(
+                p["geom1"], p["geom2"], _fmt(p["max_penetration_m"]), _fmt(p["smaller_geom_size_m"])
+            )
+        con.print(t)
+
+
+def _sensors(rows: list[dict[str, Any]], con: Console) -> None:
+    if not rows:
+        return
+    t = Table(title="sensors")
+    for c in ("name", "type", "dim", "mean", "min", "max"):
+        t.add_column(c)
+    for r in rows:
+        t.add_row(
+            r["name"], r["type"], str(r["dim"]), _fmt(r["mean"]), _fmt(r["min"]), _fmt(r["max"])
+        )
+    con.print(t)
+
+
+def _checks(rows: list[dict[str, Any]], con: Console) -> None:
+    if not rows:
+        con.print("[green]checks: no findings[/]")
+        return
+    t = Table(title="checks")
+    for c in ("severity", "code", "element", "message", "fix"):
+        t.add_column(c)
+    for r in rows:
+        st = _STYLE[r["severity"]]
+        t.add_row(f"[{st}]{r['severity']}[/]", r["code"], r["element"], r["message"], r["fix"])
+    con.print(t)

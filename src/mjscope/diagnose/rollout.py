@@ -1,0 +1,268 @@
+"""The diagnose rollout: reset (always followed by ``mj_forward``), control, step, record.
+
+Autoreset is disabled so a diverged state can be reported: the loop stops at the first
+BADQPOS/BADQVEL/BADQACC warning with the time, DOF and joint name, and everything recorded so
+far is still written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import mujoco
+import numpy as np
+
+from mjscope.diagnose.contacts import ContactProbe
+from mjscope.diagnose.forces import EnergyProbe, ForceProbe, InverseProbe
+from mjscope.diagnose.probes import Probe
+from mjscope.diagnose.recorder import Recorder
+from mjscope.diagnose.sensors import SensorProbe
+from mjscope.diagnose.state import DIVERGENCE, WARNING_NAMES, SolverProbe, StateProbe, WarningProbe
+from mjscope.diagnose.summary import joint_name
+from mjscope.exceptions import ConfigError
+
+CTRL_MODES = ("zero", "hold", "noise")
+logger = logging.getLogger(__name__)
+
+
+@contextlib.contextmanager
+def mujoco_warnings_to_logging() -> Iterator[None]:
+    """Route MuJoCo's warning text to ``logging`` (not ``MUJOCO_LOG.TXT`` in the cwd)."""
+    previous = mujoco.get_mju_user_warning()
+    mujoco.set_mju_user_warning(lambda msg: logger.warning("MuJoCo: %s", msg))
+    try:
+        yield
+    finally:
+        mujoco.set_mju_user_warning(previous)
+
+
+@dataclass(frozen=True)
+class RolloutCfg:
+    """How to run the rollout.
+
+    Attributes:
+        steps: Number of ``mj_step`` calls.
+        ctrl: ``zero``, ``hold`` (servo targets at the initial pose) or ``noise`` (seeded,
+            uniform over ``ctrlrange`` scaled by ``noise_scale``; ±1 when unlimited).
+        seed: Noise seed.
+        noise_scale: Fraction of the half ctrlrange used by ``noise`` [1].
+        key: Keyframe name or index to reset to (``None``: ``qpos0``).
+        inverse: Also record the forward/inverse consistency (costly).
+        csv: CSV path (``None``: no file).
+        block_rows: Recorder block size.
+    """
+
+    steps: int = 2000
+    ctrl: str = "zero"
+    seed: int = 0
+    noise_scale: float = 1.0
+    key: str | None = None
+    inverse: bool = False
+    csv: str | Path | None = None
+    block_rows: int = 4096
+
+
+@dataclass
+class RolloutResult:
+    """What a rollout produced (all JSON-ready except ``preview``)."""
+
+    steps_done: int
+    time: float
+    columns: list[dict[str, Any]]
+    probes: dict[str, Any]
+    warnings: dict[str, int]
+    divergence: dict[str, Any] | None
+    final_data: mujoco.MjData
+    preview: np.ndarray
+    header: list[str] = field(default_factory=list)
+
+
+def default_probes(inverse: bool = False) -> list[Probe]:
+    """The probes ``mjscope diagnose`` records, in CSV column order."""
+    probes: list[Probe] = [StateProbe(), ContactProbe(), SolverProbe(), ForceProbe(), EnergyProbe()]
+    if inverse:
+        probes.append(InverseProbe())
+    probes += [WarningProbe(), SensorProbe()]
+    return probes
+
+
+def reset(model: mujoco.MjModel, data: mujoco.MjData, key: str | None = None) -> None:
+    """Reset to ``qpos0`` or a keyframe, then ``mj_forward`` so derived quantities match.
+
+    Raises:
+        ConfigError: ``key`` is not a keyframe of the model.
+    """
+    if key is None:
+        mujoco.mj_resetData(model, data)
+    else:
+        mujoco.mj_resetDataKeyframe(model, data, key_id(model, key))
+    mujoco.mj_forward(model, data)
+
+
+def key_id(model: mujoco.MjModel, key: str) -> int:
+    """Keyframe index from a name or an index string."""
+    names = [
+        mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_KEY, k) or str(k) for k in range(model.nkey)
+    ]
+    if key in names:
+        return names.index(key)
+    if key.isdigit() and int(key) < model.nkey:
+        return int(key)
+    raise ConfigError(f"keyframe {key!r} not in the model; known: {names or '(none)'}")
+
+
+def hold_ctrl(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
+    """Controls that hold the current pose: servo targets at the current actuator length."""
+    ctrl = np.zeros(model.nu)
+    for a in range(model.nu):
+        g, b = model.actuator_gainprm[a, 0], model.actuator_biasprm[a]
+        if model.actuator_biastype[a] == mujoco.mjtBias.mjBIAS_AFFINE and g != 0 and b[1] != 0:
+            ctrl[a] = -(b[0] + b[1] * data.actuator_length[a]) / g
+    lim = model.actuator_ctrllimited.astype(bool)
+    rng = model.actuator_ctrlrange
+    ctrl[lim] = np.clip(ctrl[lim], rng[lim, 0], rng[lim, 1])
+    return ctrl
+
+
+def noise_source(
+    model: mujoco.MjModel, rows: int, seed: int, scale: float
+) -> Callable[[], np.ndarray]:
+    """Seeded generator of control blocks ``(rows, nu)`` centred in ``ctrlrange``."""
+    rng = np.random.default_rng(seed)
+    lim = model.actuator_ctrllimited.astype(bool)
+    lo, hi = model.actuator_ctrlrange[:, 0], model.actuator_ctrlrange[:, 1]
+    centre = np.where(lim, (lo + hi) / 2, 0.0)
+    half = np.where(lim, (hi - lo) / 2, 1.0) * scale
+
+    def draw() -> np.ndarray:
+        return centre + half * rng.uniform(-1.0, 1.0, size=(rows, model.nu))
+
+    return draw
+
+
+def run_rollout(
+    model: mujoco.MjModel, cfg: RolloutCfg, probes: list[Probe] | None = None
+) -> RolloutResult:
+    """Run the rollout and stream the recording.
+
+    The model's option flags are changed: autoreset off, energy on, fwdinv on with
+    ``cfg.inverse``.
+
+    Args:
+        model: The compiled model (edited in place as above).
+        cfg: Rollout settings.
+        probes: Probes to record (default :func:`default_probes`).
+
+    Returns:
+        The result; ``divergence`` is set when the simulation went unstable.
+    """
+    if cfg.ctrl not in CTRL_MODES:
+        raise ConfigError(f"--ctrl {cfg.ctrl!r} is not one of {', '.join(CTRL_MODES)}")
+    model.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_AUTORESET
+    model.opt.enableflags |= mujoco.mjtEnableBit.mjENBL_ENERGY
+    if cfg.inverse:
+        model.opt.enableflags |= mujoco.mjtEnableBit.mjENBL_FWDINV
+    data = mujoco.MjData(model)
+    reset(model, data, cfg.key)
+    probes = probes if probes is not None else default_probes(cfg.inverse)
+    rec = Recorder(probes, cfg.csv, cfg.steps, cfg.block_rows)
+    try:
+        with mujoco_warnings_to_logging():
+            steps = _loop(model, data, cfg, rec)
+    finally:
+        rec.close()
+    return _result(model, data, rec, probes, steps)
+
+
+def _loop(model: mujoco.MjModel, data: mujoco.MjData, cfg: RolloutCfg, rec: Recorder) -> int:
+    reads = rec.bind(model, data)
+    rows = rec.rows
+    ctrl = data.ctrl  # (nu,) view
+    if cfg.ctrl == "hold":
+        ctrl[:] = hold_ctrl(model, data)
+    draw = noise_source(model, rows, cfg.seed, cfg.noise_scale) if cfg.ctrl == "noise" else None
+    wn = memoryview(data.warning.number)  # Python ints; 3..5 = BADQPOS, BADQVEL, BADQACC
+    noise = draw() if draw else None
+    step = mujoco.mj_step
+    i = done = 0
+    for _ in range(cfg.steps):
+        if noise is not None:
+            ctrl[:] = noise[i]
+        step(model, data)
+        for r in reads:
+            r(i)
+        i += 1
+        if wn[5] or wn[4] or wn[3]:
+            break
+        if i == rows:
+            rec.flush(i)
+            done += i
+            i = 0
+            noise = draw() if draw else None
+    rec.flush(i)
+    return done + i
+
+
+def _result(
+    model: mujoco.MjModel, data: mujoco.MjData, rec: Recorder, probes: list[Probe], steps: int
+) -> RolloutResult:
+    summaries: dict[str, Any] = {}
+    for p in probes:
+        s = p.summary()
+        if s:
+            summaries.update(s)
+    warn = {n: int(data.warning.number[k]) for k, n in enumerate(WARNING_NAMES)}
+    return RolloutResult(
+        steps_done=steps,
+        time=float(data.time),
+        columns=rec.column_stats(),
+        probes=summaries,
+        warnings=warn,
+        divergence=divergence_info(model, data),
+        final_data=data,
+        preview=rec.preview(),
+        header=[c.header for c in rec.columns],
+    )
+
+
+def divergence_info(model: mujoco.MjModel, data: mujoco.MjData) -> dict[str, Any] | None:
+    """Time, kind, DOF and joint of the first divergence warning, or ``None``."""
+    for name in reversed(DIVERGENCE):  # MuJoCo's own order: BADQACC, BADQVEL, BADQPOS
+        k = WARNING_NAMES.index(name)
+        if data.warning.number[k] == 0:
+            continue
+        idx = int(data.warning.lastinfo[k])
+        if name == "badqpos":
+            jnt = (
+                int(np.searchsorted(model.jnt_qposadr, idx, side="right") - 1) if model.njnt else -1
+            )
+            dof_label = f"qpos[{idx}]"
+        else:
+            jnt = int(model.dof_jntid[idx]) if 0 <= idx < model.nv else -1
+            dof_label = f"DOF {idx}"
+        return {
+            "kind": name.upper(),
+            "time": float(data.time),
+            "index": idx,
+            "where": dof_label,
+            "joint": joint_name(model, jnt) if jnt >= 0 else "(unknown)",
+        }
+    return None
+
+
+def steps_for(model: mujoco.MjModel, steps: int | None, duration: float | None) -> int:
+    """Step count from ``--steps`` or ``--duration`` [s] (default 2000 steps)."""
+    if duration is not None:
+        if duration <= 0:
+            raise ConfigError(f"--duration {duration!r} must be > 0 seconds")
+        return max(1, math.ceil(duration / model.opt.timestep - 1e-9))
+    n = 2000 if steps is None else steps
+    if n < 1:
+        raise ConfigError(f"--steps {n!r} must be ≥ 1")
+    return n

@@ -1,0 +1,54 @@
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mjscope.diagnose.sweep import applier, parse_set
+from mjscope.exceptions import ConfigError
+from mjscope.models import build_spec
+
+
+def test_parse_option_and_geom_sweeps():
+    s = parse_set("option.timestep=0.002,0.005,0.01")
+    assert (s.target, s.attr, s.values) == ("option", "timestep", ["0.002", "0.005", "0.01"])
+    g = parse_set("geom:*_foot.solref=0.001 1;0.02 1;0.1 1")
+    assert (g.target, g.attr, g.values) == ("geom:*_foot", "solref", ["0.001 1", "0.02 1", "0.1 1"])
+
+
+def test_applier_sets_values_on_matching_geoms_only():
+    spec = build_spec("quadruped")
+    applier(parse_set("geom:FR_foot.condim=6"), "6")(spec)
+    applier(parse_set("option.integrator=euler"), "euler")(spec)
+    condims = {g.name: g.condim for g in spec.geoms if g.name.endswith("_foot")}
+    assert condims == {"FR_foot": 6, "FL_foot": 3, "RR_foot": 3, "RL_foot": 3}
+    assert spec.option.integrator == 0  # mjINT_EULER
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "timestep=1",
+        "option.nope=1",
+        "option.__class__=1",
+        "geom:.solref=1",
+        "body:x.mass=1",
+        "option.timestep=",
+    ],
+)
+def test_bad_sweeps_are_config_errors(text):
+    with pytest.raises(ConfigError):
+        parse_set(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=40))
+def test_parse_set_fuzz_only_config_errors(text):
+    try:
+        sw = parse_set(text)
+    except ConfigError:
+        return
+    spec = build_spec("fourbar")
+    for v in sw.values:
+        try:
+            applier(sw, v)(spec)
+        except ConfigError:
+            pass
