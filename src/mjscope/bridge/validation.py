@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from mjscope.bridge.messages import JointState
+from mjscope.bridge.messages import JointState, Stamp
 from mjscope.exceptions import MjscopeError
 
 logger = logging.getLogger(__name__)
@@ -88,6 +88,9 @@ def validate_joint_state(
     Raises:
         InvalidFrame: With a reason from :data:`REJECT_REASONS`.
     """
+    fast = _fast_accept(msg, expected, require_all, max_joints)
+    if fast is not None:
+        return fast
     if not isinstance(msg, JointState):
         raise InvalidFrame("bad_type", f"expected JointState, got {type(msg).__name__}")
     arrays = (msg.name, msg.position, msg.velocity, msg.effort)
@@ -125,6 +128,51 @@ def validate_joint_state(
     return ValidFrame(tuple(names), out[0], out[1], out[2], stamp)  # type: ignore[arg-type]
 
 
+def _fast_accept(
+    msg: object, expected: Sequence[str], require_all: bool, max_joints: int
+) -> ValidFrame | None:
+    """The common case in ~1/3 of the time: plain lists of ``str``/``float``, all valid.
+
+    Returns the very frame the full checks would return, or ``None`` whenever anything is
+    unusual (then the full checks run and name the reason). Accepts a subset of what they do.
+    """
+    if type(msg) is not JointState:
+        return None
+    names, stamp = msg.name, msg.stamp
+    n = len(names) if type(names) is list else 0
+    if n == 0 or n > max_joints or not all(isinstance(x, str) for x in names):
+        return None
+    unique = set(names)
+    expected_set = set(expected)
+    if len(unique) != n or not unique <= expected_set:
+        return None
+    if require_all and n != len(expected_set):
+        return None
+    pos, vel, eff = (_fast_numbers(a, n) for a in (msg.position, msg.velocity, msg.effort))
+    if not isinstance(pos, np.ndarray) or vel is False or eff is False:
+        return None
+    if type(stamp) is not Stamp or type(stamp.sec) is not int or type(stamp.nanosec) is not int:
+        return None
+    if abs(stamp.sec) > 2**62 or abs(stamp.nanosec) > 2**62:
+        return None
+    t = float(stamp.sec) + float(stamp.nanosec) * 1e-9
+    return ValidFrame(tuple(names), pos, vel, eff, t)  # type: ignore[arg-type]
+
+
+def _fast_numbers(values: object, n: int) -> np.ndarray | bool | None:
+    """``(n,)`` array of finite plain floats, ``None`` if empty, ``False`` if anything else."""
+    if type(values) is not list:
+        return False
+    if not values:
+        return None
+    if len(values) != n:
+        return False
+    for v in values:
+        if type(v) is not float or not math.isfinite(v):
+            return False
+    return np.asarray(values, dtype=float)
+
+
 def _numbers(values: Sequence[object], field: str, n: int) -> np.ndarray | None:
     if len(values) == 0:
         return None
@@ -133,14 +181,20 @@ def _numbers(values: Sequence[object], field: str, n: int) -> np.ndarray | None:
     for v in values:
         if isinstance(v, bool) or not isinstance(v, int | float | np.floating | np.integer):
             raise InvalidFrame("non_numeric", f"{field} holds {str(v)[:32]!r}")
-        if not math.isfinite(float(v)):
-            raise InvalidFrame("non_finite", f"{field} holds {v}")
+        try:
+            finite = math.isfinite(float(v))
+        except OverflowError:  # a Python int beyond float range
+            finite = False
+        if not finite:
+            raise InvalidFrame("non_finite", f"{field} holds {str(v)[:32]}")
     return np.asarray(values, dtype=float)
 
 
 def _stamp_seconds(msg: JointState) -> float:
     try:
         t = float(msg.stamp.sec) + float(msg.stamp.nanosec) * 1e-9
+    except OverflowError as e:  # a Python int beyond float range
+        raise InvalidFrame("non_finite", "stamp is out of range") from e
     except (AttributeError, TypeError, ValueError) as e:
         raise InvalidFrame("bad_type", "stamp must have numeric sec/nanosec") from e
     if not math.isfinite(t):

@@ -1,0 +1,261 @@
+"""The ``mjscope mirror`` loop: update the mirror and refresh the picture on the render clock.
+
+Sinks: the native passive viewer, a streaming MP4/GIF recorder, a final PNG snapshot, a rich
+status line on a terminal. Nothing is ever sent to a robot; closing the viewer ends the loop.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import mujoco
+import numpy as np
+
+from mjscope.bridge.config import RenderCfg, RigCfg
+from mjscope.bridge.mirror import Mirror
+from mjscope.bridge.sides import SideStatus
+from mjscope.bridge.transport.base import Transport
+from mjscope.exceptions import MjscopeError, OutputError
+from mjscope.sim.render import OffscreenRenderer, check_writable
+
+STATUS_PERIOD_S = 0.25  # status line refresh [s]
+
+
+@dataclass(frozen=True)
+class LoopOptions:
+    """What one mirror run does.
+
+    Attributes:
+        duration: Run time [s]; ``None`` runs until the viewer closes or Ctrl-C.
+        viewer: ``none`` or ``native``.
+        record: Output ``.mp4``/``.gif`` or ``None``.
+        snapshot: Output ``.png`` of the final pose or ``None``.
+        live_status: Show the rich status line (terminal only).
+    """
+
+    duration: float | None = None
+    viewer: str = "none"
+    record: Path | None = None
+    snapshot: Path | None = None
+    live_status: bool = False
+
+
+class Recorder:
+    """Streams frames into an ``.mp4`` (H.264) or ``.gif`` file, one at a time.
+
+    Args:
+        path: Output file; the suffix picks the format.
+        fps: Frames per second.
+
+    Raises:
+        OutputError: Unknown suffix or unwritable folder.
+    """
+
+    def __init__(self, path: Path, fps: float) -> None:
+        import imageio.v2 as iio2
+
+        p = check_writable(path)
+        if p.suffix.lower() == ".gif":
+            self._w = iio2.get_writer(p, mode="I", duration=1000.0 / fps, loop=0)
+        elif p.suffix.lower() == ".mp4":
+            self._w = iio2.get_writer(p, fps=fps, codec="libx264", quality=7, macro_block_size=8)
+        else:
+            raise OutputError(f"cannot record to {str(p)!r}: use a .mp4 or .gif file name")
+        self.path, self.frames = p, 0
+
+    def add(self, frame: np.ndarray) -> None:
+        """Append one ``(h, w, 3)`` uint8 frame."""
+        self._w.append_data(frame)
+        self.frames += 1
+
+    def close(self) -> None:
+        """Finish the file."""
+        self._w.close()
+
+
+@contextmanager
+def stop_on_sigterm(stop: threading.Event) -> Iterator[None]:
+    """SIGTERM (e.g. from a launch system) sets ``stop`` like Ctrl-C, so reports get written."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
+def camera_of(model: mujoco.MjModel) -> str | None:
+    """The model's ``mirror`` camera if it has one, else ``None`` (free camera)."""
+    return "mirror" if mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_CAMERA, "mirror") >= 0 else None
+
+
+def check_display() -> None:
+    """Fail early when the native viewer cannot have a window.
+
+    Raises:
+        MjscopeError: No display.
+    """
+    if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+        raise MjscopeError("--viewer native needs a display (DISPLAY is unset); use --viewer none")
+
+
+def open_viewer(model: mujoco.MjModel, data: mujoco.MjData) -> Any:
+    """The MuJoCo passive viewer.
+
+    Raises:
+        MjscopeError: No display, or the viewer cannot start.
+    """
+    check_display()
+    import mujoco.viewer
+
+    before = set(threading.enumerate())
+    try:
+        handle = mujoco.viewer.launch_passive(model, data, show_left_ui=False, show_right_ui=False)
+    except Exception as e:  # GLFW errors vary per platform
+        raise MjscopeError(f"cannot open the MuJoCo viewer: {e}; use --viewer none") from e
+    return _Viewer(handle, [t for t in threading.enumerate() if t not in before])
+
+
+class _Viewer:
+    """The passive viewer's handle plus its UI thread, joined on close (no exit-time crash)."""
+
+    def __init__(self, handle: Any, threads: list[threading.Thread]) -> None:
+        self.handle, self._threads = handle, threads
+
+    def is_running(self) -> bool:
+        return bool(self.handle.is_running())
+
+    def lock(self) -> Any:
+        return self.handle.lock()
+
+    def sync(self) -> None:
+        self.handle.sync()
+
+    def close(self) -> None:
+        self.handle.close()
+        for t in self._threads:
+            t.join(timeout=5.0)
+
+
+def status_text(statuses: list[SideStatus], mirror: Mirror) -> str:
+    """One status line: per side Hz, rejects, age of the pose (header stamp), publishers."""
+    parts = []
+    for s in statuses:
+        age = "—" if math.isinf(s.stamp_age_s) else f"{s.stamp_age_s * 1000:.1f} ms"
+        flag = " [red]STALE[/]" if s.stale else ""
+        pubs = f" [yellow]{s.publishers} pubs[/]" if s.publishers > 1 else ""
+        parts.append(f"[bold]{s.side}[/] {s.hz:5.1f} Hz rej {s.rejected} age {age}{flag}{pubs}")
+    head = "" if mirror.ready else f"[yellow]waiting for {', '.join(mirror.missing_sides())}[/] | "
+    return head + " | ".join(parts)
+
+
+def run_loop(
+    model: mujoco.MjModel,
+    rig: RigCfg,
+    render: RenderCfg,
+    transport: Transport,
+    opts: LoopOptions,
+    stop: threading.Event | None = None,
+) -> tuple[Mirror, mujoco.MjData]:
+    """Run the mirror until ``duration``, viewer close, ``stop`` or Ctrl-C.
+
+    Args:
+        model: Compiled model with every side's joints.
+        rig: Sides to mirror.
+        render: Render rate and reporting intervals.
+        transport: Bus the state topics arrive on.
+        opts: Duration and sinks.
+        stop: Optional event ending the loop.
+
+    Returns:
+        The mirror (for its report) and its data (final pose).
+    """
+    data = mujoco.MjData(model)
+    mirror = Mirror(model, data, rig, render, transport)
+    if opts.viewer == "native":
+        check_display()
+    viewer: list[Any] = []  # opened once the mirror is ready: never show the zero pose
+    renderer = OffscreenRenderer(model, camera=camera_of(model)) if opts.record else None
+    recorder = Recorder(opts.record, render.render_rate_hz) if opts.record else None
+    try:
+        _loop(mirror, render, opts, viewer, renderer, recorder, stop)
+        mirror.update()  # count what arrived during the last tick
+        mirror.stopped_at = time.monotonic()
+    finally:
+        if recorder is not None:
+            recorder.close()
+        if renderer is not None:
+            renderer.close()
+        for v in viewer:
+            v.close()
+    if opts.snapshot is not None and mirror.ready:
+        from mjscope.sim.render import render_png
+
+        render_png(model, data, opts.snapshot, camera=camera_of(model))
+    return mirror, data
+
+
+def _loop(
+    mirror: Mirror,
+    render: RenderCfg,
+    opts: LoopOptions,
+    viewer: list[Any],
+    renderer: OffscreenRenderer | None,
+    recorder: Recorder | None,
+    stop: threading.Event | None,
+) -> None:
+    period = 1.0 / render.render_rate_hz
+    live = _live(opts.live_status)
+    t0 = time.monotonic()
+    next_tick, next_status = t0, t0
+    try:
+        while not (stop is not None and stop.is_set()):
+            now = time.monotonic()
+            if opts.duration is not None and now - t0 >= opts.duration:
+                break
+            if viewer and not viewer[0].is_running():
+                break
+            mirror.update(now)
+            if mirror.ready:
+                if opts.viewer == "native" and not viewer:
+                    viewer.append(open_viewer(mirror.model, mirror.data))
+                if viewer:
+                    with viewer[0].lock():
+                        viewer[0].sync()
+                if recorder is not None and renderer is not None:
+                    recorder.add(renderer.render(mirror.data))
+            if live is not None and now >= next_status:
+                live.update(status_text(mirror.status(now), mirror))
+                next_status = now + STATUS_PERIOD_S
+            next_tick += period
+            if next_tick < time.monotonic():  # fell behind: skip ticks, keep the phase
+                next_tick += period * math.ceil((time.monotonic() - next_tick) / period)
+            time.sleep(max(0.0, next_tick - time.monotonic()))
+    except KeyboardInterrupt:
+        pass  # Ctrl-C ends the mirror like closing the viewer; the report is still written
+    finally:
+        if live is not None:
+            live.stop()
+
+
+def _live(enabled: bool) -> Any:
+    if not enabled:
+        return None
+    from rich.live import Live
+
+    from mjscope.cli._common import console
+
+    live = Live("starting…", console=console(), refresh_per_second=4, transient=True)
+    live.start()
+    return live

@@ -1,0 +1,185 @@
+"""Running a bridge: a live loop (real time, viewer, recording) or one command applied once."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import mujoco
+import numpy as np
+
+from mjscope.config import read_yaml
+from mjscope.exceptions import ConfigError, MjscopeError
+from mjscope.hand.bridge import HandBridge
+from mjscope.hand.profile import N_SLOTS, HandProfile
+
+logger = logging.getLogger(__name__)
+
+RECORD_FPS = 30.0
+CAMERA = "compare"
+
+
+def parse_command(text: str, profile: HandProfile) -> np.ndarray | dict[str, float]:
+    """``open``, ``fist`` or a YAML/JSON file: ``{sdk: [20 raw values]}`` or ``{joint: rad}``.
+
+    Returns:
+        ``(20,)`` raw values, or joint targets [rad] by profile name.
+
+    Raises:
+        ConfigError: Unknown word, unreadable file or bad content.
+    """
+    if text in ("open", "fist"):
+        return np.array(profile.open_command if text == "open" else profile.fist_command, float)
+    if not Path(text).is_file():
+        raise ConfigError(f"--command {text!r}: use open, fist or an existing YAML/JSON file")
+    data = read_yaml(text)
+    if "sdk" in data:
+        vals = data["sdk"]
+        if not isinstance(vals, list) or len(vals) != N_SLOTS or not _numbers(vals):
+            raise ConfigError(f"{text}: sdk must be a list of {N_SLOTS} numbers in 0..255")
+        return np.clip(np.array(vals, float), 0.0, 255.0)
+    known = set(profile.all_joints) | {profile.model_name(j) for j in profile.all_joints}
+    bad = sorted(k for k in data if k not in known)
+    if bad or not _numbers(list(data.values())):
+        raise ConfigError(
+            f"{text}: unknown joint(s) {bad} or non-numeric values; give sdk: [...] or "
+            f"joint: radians with joints from {', '.join(profile.all_joints)}"
+        )
+    alias = {profile.model_name(j): j for j in profile.all_joints}
+    return {alias.get(k, k): float(v) for k, v in data.items()}
+
+
+def _numbers(vals: list[Any]) -> bool:
+    return all(
+        isinstance(v, int | float) and not isinstance(v, bool) and np.isfinite(v) for v in vals
+    )
+
+
+def apply_command(bridge: HandBridge, command: np.ndarray | dict[str, float]) -> dict[str, Any]:
+    """Set a goal and run control steps until the applied pose stops changing.
+
+    Args:
+        bridge: The bridge.
+        command: Raw slot values or joint targets [rad].
+
+    Returns:
+        Report: applied pose [rad], goal [rad], max penetration [m], contact count, steps.
+    """
+    if isinstance(command, dict):
+        bridge.set_nominal_targets(command)
+    else:
+        bridge.command_sdk(command)
+    prev, steps = None, 0
+    while steps < 2000:  # bounded: 20 s of control at 100 Hz
+        bridge.step()
+        steps += 1
+        pose = np.array(list(bridge.positions().values()))
+        if prev is not None and np.max(np.abs(pose - prev)) < 1e-6:
+            break
+        prev = pose
+    depth = bridge.projector.depths(bridge.data.qpos.copy())
+    return {
+        "applied": bridge.positions(),
+        "goal": dict(bridge.goal),
+        "max_penetration_m": depth[1],
+        "contacts": depth[2],
+        "limited_chains": list(bridge.last_projection.limited) if bridge.last_projection else [],
+        "tracking_error_rad": bridge.tracking_error(),
+        "steps": steps,
+    }
+
+
+@dataclass(frozen=True)
+class LiveOptions:
+    """Live-loop sinks and limits.
+
+    Attributes:
+        duration: Run time [s]; ``None`` until the viewer closes or Ctrl-C.
+        viewer: ``none`` or ``native``.
+        record: ``.mp4``/``.gif`` path or ``None``.
+        realtime: Pace the loop to the control rate (off: as fast as possible).
+    """
+
+    duration: float | None = None
+    viewer: str = "none"
+    record: Path | None = None
+    realtime: bool = True
+
+
+def run_live(bridge: HandBridge, opts: LiveOptions) -> int:
+    """Run control steps until the duration ends, the viewer closes or Ctrl-C.
+
+    Returns:
+        Control steps run.
+    """
+    viewer = _open_viewer(bridge) if opts.viewer == "native" else None
+    counter = [0]
+    try:
+        frames = _loop(bridge, opts, viewer, counter)
+        if opts.record is not None:
+            from mjscope.sim.render import write_video
+
+            write_video(frames, opts.record, RECORD_FPS)
+        else:
+            for _ in frames:
+                pass
+    except KeyboardInterrupt:
+        logger.info("interrupted after %d steps", counter[0])
+    finally:
+        if viewer is not None:
+            viewer.close()
+    return counter[0]
+
+
+def _loop(bridge: HandBridge, opts: LiveOptions, viewer: Any, counter: list[int]) -> Iterator[Any]:
+    from loop_rate_limiters import RateLimiter
+
+    rate = RateLimiter(1.0 / bridge.cfg.control_dt, warn=False) if opts.realtime else None
+    renderer = None
+    if opts.record is not None:
+        from mjscope.sim.render import OffscreenRenderer
+
+        renderer = OffscreenRenderer(bridge.model, 480, 360, _camera(bridge.model))
+    next_frame = 0.0
+    try:
+        while opts.duration is None or bridge.time < opts.duration - 1e-9:
+            bridge.step()
+            counter[0] += 1
+            if viewer is not None:
+                if not viewer.is_running():
+                    break
+                viewer.sync()
+            if renderer is not None and bridge.time >= next_frame:
+                next_frame += 1.0 / RECORD_FPS
+                yield renderer.render(bridge.data)
+            if rate is not None:
+                rate.sleep()
+    finally:
+        if renderer is not None:
+            renderer.close()
+
+
+def _camera(model: mujoco.MjModel) -> str | None:
+    return CAMERA if mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_CAMERA, CAMERA) >= 0 else None
+
+
+def snapshot(bridge: HandBridge, path: Path) -> Path:
+    """Render the current pose to a PNG."""
+    from mjscope.sim.render import render_png
+
+    return render_png(bridge.model, bridge.data, path, 640, 480, _camera(bridge.model))
+
+
+def _open_viewer(bridge: HandBridge) -> Any:
+    if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+        raise MjscopeError("--viewer native needs a display (DISPLAY is unset); use --viewer none")
+    import mujoco.viewer
+
+    try:
+        return mujoco.viewer.launch_passive(bridge.model, bridge.data)
+    except Exception as e:  # GLFW errors differ per platform
+        raise MjscopeError(f"cannot open the MuJoCo viewer: {e}; use --viewer none") from e

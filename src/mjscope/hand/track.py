@@ -1,0 +1,66 @@
+"""The track test (seed §9): open ↔ half-grip switching, then settle; PASS if error ≤ 0.02 rad."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from mjscope.hand.bridge import HandBridge
+from mjscope.hand.mapping import open_hand_command
+from mjscope.hand.profile import N_SLOTS
+
+HALF_GRIP = [80.0] * N_SLOTS
+THRESHOLD_RAD = 0.02
+
+
+class TrackResult(NamedTuple):
+    """Track-test outcome.
+
+    Attributes:
+        max_error: Largest |q_sim − q_nominal| over the active joints after settling [rad].
+        mean_error: Mean of the same [rad].
+        passed: ``max_error ≤ threshold`` and no recovery from an invalid state.
+        steps: Control steps run (switching + settling).
+        threshold: Pass threshold [rad].
+        recoveries: Resets to open after a non-finite state during the test.
+    """
+
+    max_error: float
+    mean_error: float
+    passed: bool
+    steps: int
+    threshold: float
+    recoveries: int
+
+
+def run_track_test(
+    bridge: HandBridge,
+    steps: int = 480,
+    switch_every: int = 160,
+    settle: int = 240,
+    threshold: float = THRESHOLD_RAD,
+) -> TrackResult:
+    """Drive open ↔ half-grip (``[80]*20``) every ``switch_every`` steps, then settle.
+
+    Args:
+        bridge: The bridge under test (hard-write or PD).
+        steps: Switching steps.
+        switch_every: Steps per phase (even phases open, odd half-grip).
+        settle: Steps after switching, holding the last target.
+        threshold: Pass threshold on the max tracking error [rad].
+
+    Returns:
+        The result.
+    """
+    open_cmd = open_hand_command(bridge.profile)
+    start = bridge.recoveries
+    for i in range(steps):
+        if i % switch_every == 0:
+            phase = i // switch_every
+            bridge.command_sdk(open_cmd if phase % 2 == 0 else HALF_GRIP)
+        bridge.step()
+    for _ in range(settle):
+        bridge.step()
+    err_max, err_mean = bridge.tracking_error()
+    recoveries = bridge.recoveries - start
+    passed = err_max <= threshold and recoveries == 0
+    return TrackResult(err_max, err_mean, passed, steps + settle, threshold, recoveries)

@@ -1,0 +1,102 @@
+import mujoco
+import numpy as np
+import pytest
+
+from mjscope.hand.bridge import HandBridge, HandBridgeCfg
+from mjscope.hand.model import build_hand_model
+from mjscope.hand.profile import load_profile
+from mjscope.models import build_spec
+from mjscope.models.robots.g20_left_constants import MOUNT_POS
+
+P = load_profile()
+TOL = 1e-3
+
+
+def _bridge(source="g20_left", projection=True, collide_all=True, slew=0.0) -> HandBridge:
+    hand = build_hand_model(source, P, collide_all=collide_all)
+    cfg = HandBridgeCfg(slew_rad_s=slew, self_collision=projection, penetration_tol=TOL)
+    return HandBridge(hand, cfg)
+
+
+def _settle(b: HandBridge, n: int = 3) -> float:
+    for _ in range(n):
+        b.step()
+    return b.projector.depths(b.data.qpos.copy())[1]
+
+
+def test_fist_on_colliding_model_ends_within_tolerance():
+    raw = _bridge(projection=False)
+    raw.command_sdk(P.fist_command)
+    assert _settle(raw) > 2 * TOL  # the commanded fist does collide (thumb over the fingers)
+    b = _bridge()
+    b.command_sdk(P.fist_command)
+    depth = _settle(b, 5)
+    assert depth <= TOL
+    assert b.last_projection is not None and b.last_projection.limited  # something stopped
+    # only the chains in contact stopped: the fingers reach the fist exactly
+    for j in ("index_pip", "middle_mcp_pitch", "ring_pip", "pinky_mcp_pitch"):
+        assert b.positions()[j] == pytest.approx(b.goal[j], abs=1e-12)
+
+
+def test_collision_free_goal_is_applied_exactly():
+    b = _bridge()
+    half = np.full(20, 200.0)
+    b.command_sdk(half)
+    b.step()
+    assert b.last_projection is not None and b.last_projection.limited == ()
+    for j, q in b.positions().items():
+        assert q == b.goal[j]  # bit-for-bit
+    q_from, q_to = b.data.qpos.copy(), b.data.qpos.copy()
+    q_to[0] += 0.01
+    res = b.projector.project(q_from, q_to)
+    assert np.array_equal(res.qpos, q_to) and res.evaluations == 1
+
+
+def test_finger_pushed_into_scene_box_stops_at_the_box():
+    spec = build_spec("g20_left", mimic_equality=False)
+    box = spec.worldbody.add_geom(name="box", type=mujoco.mjtGeom.mjGEOM_BOX)
+    box.size = [0.01, 0.0125, 0.035]
+    box.pos = list(np.add(MOUNT_POS, (0.03, -0.0275, 0.235)))
+    b = _bridge(spec, collide_all=False, slew=5.0)  # the default slew: 0.05 rad per step
+    b.set_nominal_targets({"index_mcp_roll": 0.0, "index_mcp_pitch": 1.3})
+    depth = _settle(b, 80)  # far longer than the 26 steps the free motion needs
+    q = b.positions()["index_mcp_pitch"]
+    assert depth <= TOL
+    assert 0.1 < q < 0.8  # stopped by the box, well short of the 1.3 rad goal
+    m, d = b.model, b.data
+    tip, boxid = m.geom("index_distal_geom").id, m.geom("box").id
+    gap = mujoco.mj_geomDistance(m, d, tip, boxid, 0.05, None)
+    assert -TOL <= gap < 3e-3  # it stops where it touches, not before
+    assert b.tracking_error()[0] > 0.5  # and reports that it lags its goal
+    other = _bridge(collide_all=False, slew=5.0)  # same command without the box goes all the way
+    other.set_nominal_targets({"index_mcp_roll": 0.0, "index_mcp_pitch": 1.3})
+    _settle(other, 80)
+    assert other.positions()["index_mcp_pitch"] == pytest.approx(1.3)
+
+
+def test_fist_then_open_never_locks():
+    rng = np.random.default_rng(3)
+    for collide_all in (False, True):
+        b = _bridge(collide_all=collide_all, slew=5.0)
+        for cmd in [P.fist_command, *rng.uniform(0, 255, (6, 20))]:
+            b.command_sdk(cmd)
+            worst = max(_settle(b, 1) for _ in range(40))
+            assert worst <= TOL
+            b.command_sdk(P.open_command)
+            _settle(b, 60)
+            assert b.tracking_error()[0] == 0.0  # the open hand is always reached exactly
+
+
+def test_projection_is_deterministic_and_never_worse_than_tolerance():
+    rng = np.random.default_rng(0)
+    b = _bridge()
+    for _ in range(15):
+        b.command_sdk(rng.uniform(0, 255, 20))
+        b.step()
+        assert b.projector.depths(b.data.qpos.copy())[1] <= TOL
+    c = _bridge()
+    rng = np.random.default_rng(0)
+    for _ in range(15):
+        c.command_sdk(rng.uniform(0, 255, 20))
+        c.step()
+    assert np.array_equal(b.data.qpos, c.data.qpos)
