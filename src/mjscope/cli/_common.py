@@ -51,13 +51,6 @@ def load_options(args: argparse.Namespace) -> LoadOptions:
 
 def out_dir(path: str | Path) -> Path:
     """Create an output folder (one clear error if it cannot be)."""
-    from mjscope.exceptions import OutputError
+    from mjscope.paths import ensure_dir
 
-    p = Path(path)
-    try:
-        p.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise OutputError(
-            f"cannot create output folder {str(p)!r}: {e.strerror}; choose another"
-        ) from e
-    return p
+    return ensure_dir(path)

@@ -25,7 +25,8 @@ from mjscope.bridge.mirror import Mirror
 from mjscope.bridge.sides import SideStatus
 from mjscope.bridge.transport.base import Transport
 from mjscope.exceptions import MjscopeError, OutputError
-from mjscope.sim.render import OffscreenRenderer, check_writable
+from mjscope.paths import check_writable
+from mjscope.sim.render import OffscreenRenderer
 
 STATUS_PERIOD_S = 0.25  # status line refresh [s]
 

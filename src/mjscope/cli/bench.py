@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
             )
     con.print(table)
     if args.json:
-        from mjscope.sim.render import check_writable
+        from mjscope.paths import check_writable
 
         check_writable(args.json).write_text(json.dumps(all_rows, indent=2))
     return 0

@@ -86,7 +86,7 @@ def _cfg(args: argparse.Namespace, model: Any, csv: str | None) -> Any:
 def _check_outputs(args: argparse.Namespace) -> None:
     """Fail before simulating when an output path cannot be written."""
     from mjscope.cli._common import out_dir
-    from mjscope.sim.render import check_writable
+    from mjscope.paths import check_writable
 
     for path in (args.csv, args.json):
         if path:

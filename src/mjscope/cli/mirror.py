@@ -174,7 +174,7 @@ def _out(path: str | None, suffixes: tuple[str, ...]) -> Path | None:
     p = Path(path)
     if p.suffix.lower() not in suffixes:
         raise _usage(f"output {path!r} must end in {' or '.join(suffixes)}")
-    from mjscope.sim.render import check_writable
+    from mjscope.paths import check_writable
 
     return check_writable(p)
 

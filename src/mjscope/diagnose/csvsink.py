@@ -34,7 +34,7 @@ def format_rows(fmt: str, rows: np.ndarray) -> str:
 
 def open_csv(path: Path, header: str) -> IO[str]:
     """Open ``path`` for writing and write the header line (flushed)."""
-    from mjscope.sim.render import check_writable
+    from mjscope.paths import check_writable
 
     try:
         fh = check_writable(path).open("w", encoding="utf-8", newline="\n")

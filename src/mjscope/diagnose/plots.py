@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from mjscope.exceptions import OutputError
+from mjscope.paths import ensure_dir
 
 if TYPE_CHECKING:
     from mjscope.diagnose.rollout import RolloutResult
@@ -38,14 +38,7 @@ def _pyplot() -> Any:
 
 
 def _out(folder: str | Path, name: str) -> Path:
-    d = Path(folder)
-    try:
-        d.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise OutputError(
-            f"cannot create plot folder {str(d)!r}: {e.strerror}; choose another"
-        ) from e
-    return d / name
+    return ensure_dir(folder, "plot folder") / name
 
 
 def plot_rollout(result: RolloutResult, folder: str | Path, title: str) -> Path:

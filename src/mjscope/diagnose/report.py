@@ -42,7 +42,7 @@ def build_report(
 
 def write_json(report: dict[str, Any], path: str | Path) -> Path:
     """Write the report as JSON."""
-    from mjscope.sim.render import check_writable
+    from mjscope.paths import check_writable
 
     p = check_writable(path)
     try:

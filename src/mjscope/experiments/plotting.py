@@ -24,7 +24,7 @@ from matplotlib.figure import Figure
 from mjscope.experiments.gate import GateResult
 from mjscope.experiments.metric_units import LEVELS, UNITS, Metrics
 from mjscope.experiments.metrics import rotation_error
-from mjscope.sim.render import check_writable
+from mjscope.paths import check_writable
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

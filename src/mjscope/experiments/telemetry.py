@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from mjscope.sim.render import check_writable
+from mjscope.paths import check_writable
 
 if TYPE_CHECKING:
     from mjscope.experiments.scene import Scene

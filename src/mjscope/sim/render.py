@@ -14,6 +14,7 @@ import mujoco
 import numpy as np
 
 from mjscope.exceptions import MjscopeError, OutputError
+from mjscope.paths import check_writable
 
 
 class OffscreenRenderer:
@@ -97,24 +98,6 @@ def _free_camera(model: mujoco.MjModel) -> mujoco.MjvCamera:
     cam.azimuth, cam.elevation = 135.0, -25.0
     cam.distance *= 0.9
     return cam
-
-
-def check_writable(path: str | Path) -> Path:
-    """Make sure ``path``'s folder exists (creating it) and can be written.
-
-    Raises:
-        OutputError: The folder cannot be created or written.
-    """
-    p = Path(path)
-    try:
-        p.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise OutputError(
-            f"cannot create folder {str(p.parent)!r}: {e.strerror}; choose another path"
-        ) from e
-    if not os.access(p.parent, os.W_OK):
-        raise OutputError(f"folder {str(p.parent)!r} is not writable; choose another output path")
-    return p
 
 
 def save_png(image: np.ndarray, path: str | Path) -> Path:

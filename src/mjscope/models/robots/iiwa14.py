@@ -1,109 +1,24 @@
-"""KUKA LBR iiwa 14, torque-driven and mesh-free, built with ``MjSpec``.
-
-Also holds the small spec helpers shared by the other arm builders (``fr3``).
-"""
+"""KUKA LBR iiwa 14, torque-driven and mesh-free, built with ``MjSpec``."""
 
 from __future__ import annotations
-
-from collections.abc import Sequence
 
 import mujoco
 
 from mjscope.models.registry import register
 from mjscope.models.robots import iiwa14_constants as C
-
-_VISUAL_RGBA = (0.85, 0.55, 0.2, 1.0)
-
-
-def new_arm_spec(name: str) -> mujoco.MjSpec:
-    """An empty spec with the docking-loop options: 1 ms step, implicitfast, zero gravity.
-
-    Args:
-        name: Model name.
-
-    Returns:
-        The spec.
-    """
-    spec = mujoco.MjSpec()
-    spec.modelname = name
-    spec.option.timestep = 0.001
-    spec.option.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
-    spec.option.gravity = [0.0, 0.0, 0.0]
-    spec.compiler.inertiafromgeom = mujoco.mjtInertiaFromGeom.mjINERTIAFROMGEOM_FALSE
-    spec.compiler.degree = False  # joint ranges in radians
-    return spec
+from mjscope.models.robots._arm_spec import (
+    HingeArgs,
+    add_serial_chain,
+    add_visual_segment,
+    new_arm_spec,
+    set_inertial,
+)
 
 
-def set_inertial(
-    body: mujoco.MjsBody,
-    mass: float,
-    ipos: Sequence[float],
-    iquat: Sequence[float],
-    inertia: Sequence[float],
-) -> None:
-    """Explicit inertial: mass [kg], frame pos [m] and quat, principal moments [kg·m²]."""
-    body.explicitinertial = True
-    body.mass = mass
-    body.ipos = list(ipos)
-    body.iquat = list(iquat)
-    body.inertia = list(inertia)
-
-
-def add_visual_segment(body: mujoco.MjsBody, to: Sequence[float], radius: float = 0.04) -> None:
-    """A massless, non-colliding capsule from the body origin to ``to`` (or a sphere)."""
-    g = body.add_geom()
-    g.contype = g.conaffinity = 0
-    g.group = 1
-    g.rgba = list(_VISUAL_RGBA)
-    if sum(abs(x) for x in to) < 1e-6:
-        g.type = mujoco.mjtGeom.mjGEOM_SPHERE
-        g.size = [radius, 0.0, 0.0]
-    else:
-        g.type = mujoco.mjtGeom.mjGEOM_CAPSULE
-        g.fromto = [0.0, 0.0, 0.0, *to]
-        g.size = [radius, 0.0, 0.0]
-
-
-def add_hinge(
-    body: mujoco.MjsBody,
-    name: str,
-    lo: float,
-    hi: float,
-    armature: float = 0.0,
-    damping: float = 0.0,
-    frictionloss: float = 0.0,
-) -> None:
-    """A z-axis hinge with range [rad], armature [kg·m²], damping [N·m·s/rad], friction [N·m]."""
-    j = body.add_joint()
-    j.name = name
-    j.type = mujoco.mjtJoint.mjJNT_HINGE
-    j.axis = [0.0, 0.0, 1.0]
-    j.range = [lo, hi]
-    j.limited = mujoco.mjtLimited.mjLIMITED_TRUE
-    j.armature = armature
-    j.damping = [damping, 0.0, 0.0]
-    j.frictionloss = frictionloss
-
-
-def add_motors(
-    spec: mujoco.MjSpec, joints: Sequence[str], names: Sequence[str], limits: Sequence[float]
-) -> None:
-    """One ``motor`` actuator per joint, gear 1, control range ± the torque limit [N·m]."""
-    for joint, name, lim in zip(joints, names, limits, strict=True):
-        a = spec.add_actuator()
-        a.name = name
-        a.target = joint
-        a.trntype = mujoco.mjtTrn.mjTRN_JOINT
-        a.set_to_motor()
-        a.ctrllimited = mujoco.mjtLimited.mjLIMITED_TRUE
-        a.ctrlrange = [-lim, lim]
-
-
-def add_home_key(spec: mujoco.MjSpec, qpos: Sequence[float]) -> None:
-    """Keyframe ``home``."""
-    k = spec.add_key()
-    k.name = "home"
-    k.qpos = list(qpos)
+def _hinge(i: int, rng: object) -> HingeArgs:
+    """Symmetric range ± ``rng`` [rad], no armature, damping or friction (regression anchors)."""
+    r = float(rng)  # type: ignore[arg-type]
+    return -r, r, 0.0, 0.0, 0.0
 
 
 @register("iiwa14", "arm", "KUKA LBR iiwa 14 (mesh-free, motor actuators, zero joint friction)")
@@ -114,17 +29,5 @@ def build() -> mujoco.MjSpec:
     base.name = "base"
     set_inertial(base, *C.BASE_INERTIAL)
     add_visual_segment(base, (0.0, 0.0, 0.1575), 0.06)
-    bodies = {"base": base}
-    children = {row[1]: row[2] for row in C.LINKS}
-    for i, (name, parent, pos, quat, rng, mass, ipos, iquat, inertia) in enumerate(C.LINKS):
-        b = bodies[parent].add_body()
-        b.name, b.pos, b.quat = name, list(pos), list(quat)
-        set_inertial(b, mass, ipos, iquat, inertia)
-        add_hinge(b, C.JOINT_NAMES[i], -rng, rng)
-        add_visual_segment(b, children.get(name, C.ATTACHMENT_POS), 0.05 if i < 5 else 0.04)
-        bodies[name] = b
-    site = bodies[C.FLANGE_BODY].add_site()
-    site.name, site.pos = C.ATTACHMENT_SITE, list(C.ATTACHMENT_POS)
-    add_motors(spec, C.JOINT_NAMES, C.ACTUATOR_NAMES, C.TORQUE_LIMITS)
-    add_home_key(spec, C.HOME)
+    add_serial_chain(spec, base, C, _hinge)
     return spec
