@@ -222,7 +222,7 @@ def _reasons(counts: dict[str, int]) -> str:
 
 def _finish(args: argparse.Namespace, bridge: Any, report: dict[str, Any]) -> None:
     from mjscope.hand.session import snapshot
-    from mjscope.sim.render import check_writable
+    from mjscope.paths import check_writable
 
     if args.snapshot:
         snapshot(bridge, Path(args.snapshot))
