@@ -12,8 +12,10 @@ from mjscope.models.loading import LoadOptions
 
 
 def console() -> Console:
-    """A rich console on stdout; plain (no colour, no live widgets) when not a terminal."""
-    return Console(highlight=False, soft_wrap=False)
+    """A rich console on stdout; plain and 160 columns wide when not a terminal (pipes, CI logs)."""
+    if is_terminal():
+        return Console(highlight=False, soft_wrap=False)
+    return Console(highlight=False, soft_wrap=False, width=160, color_system=None)
 
 
 def is_terminal() -> bool:
