@@ -2,6 +2,7 @@ import mujoco
 import numpy as np
 import pytest
 
+from mjscope.hand._contacts import ContactCheck
 from mjscope.hand.bridge import HandBridge, HandBridgeCfg
 from mjscope.hand.model import build_hand_model
 from mjscope.hand.profile import load_profile
@@ -36,6 +37,55 @@ def test_fist_on_colliding_model_ends_within_tolerance():
     # only the chains in contact stopped: the fingers reach the fist exactly
     for j in ("index_pip", "middle_mcp_pitch", "ring_pip", "pinky_mcp_pitch"):
         assert b.positions()[j] == pytest.approx(b.goal[j], abs=1e-12)
+
+
+def _thumb_chain(b: HandBridge) -> int:
+    adr = b.hand.qadr["thumb_cmc_yaw"]
+    return next(c for c, a in enumerate(b.hand.chain_qadr) if adr in a)
+
+
+def _thumb_gap(b: HandBridge) -> float:
+    """Smallest signed distance between the thumb and the other fingers [m]."""
+    m, gc, t = b.model, b.hand.geom_chain, _thumb_chain(b)
+    live = [g for g in range(m.ngeom) if m.geom_contype[g] or m.geom_conaffinity[g]]
+    thumb = [g for g in live if gc[g] == t]
+    other = [g for g in live if gc[g] >= 0 and gc[g] != t]
+    return min(mujoco.mj_geomDistance(m, b.data, a, c, 0.05, None) for a in thumb for c in other)
+
+
+@pytest.mark.parametrize("collide_all", [False, True])
+def test_fist_at_default_slew_closes_every_finger_and_opens_exactly(collide_all):
+    b = _bridge(collide_all=collide_all, slew=HandBridgeCfg().slew_rad_s)
+    b.command_sdk(P.fist_command)
+    worst = max(_settle(b, 1) for _ in range(60))  # the fingers need 26 steps of 0.05 rad
+    assert worst <= TOL
+    q = b.positions()
+    for f in ("index", "middle", "ring", "pinky"):  # the thumb yields: every finger closes
+        for j in ("mcp_pitch", "pip", "dip"):
+            assert q[f"{f}_{j}"] == pytest.approx(b.goal[f"{f}_{j}"], abs=0.05), (f, j)
+    assert b.last_projection is not None
+    assert b.last_projection.limited == (b.hand.chain_names[_thumb_chain(b)],)
+    assert -TOL <= _thumb_gap(b) < 0.5e-3  # the thumb ends where it touches the fingers
+    b.command_sdk(P.open_command)
+    assert max(_settle(b, 1) for _ in range(60)) <= TOL
+    assert b.positions() == b.goal  # back to the open hand exactly
+
+
+def test_contact_check_caches_poses_and_a_yielding_chain_carries_its_contacts():
+    raw = _bridge(projection=False)
+    raw.command_sdk(P.fist_command)
+    raw.step()  # the commanded fist: the thumb lies in the fingers
+    check, q, t = ContactCheck(raw.hand), raw.data.qpos.copy(), _thumb_chain(raw)
+    full, worst, count = check.depths(q)
+    assert count > 0 and full[t] > TOL and worst == max(full)
+    ylds = check.depths(q, yielding=t)[0]
+    assert check.evaluations == 1  # the same pose is not evaluated twice
+    assert ylds[t] == full[t]  # the thumb carries its contacts with the fingers ...
+    assert [c for c in range(len(full)) if ylds[c] < full[c]]  # ... and they no longer count
+    assert all(ylds[c] <= full[c] for c in range(len(full)))
+    check.clear()
+    check.depths(q)
+    assert check.evaluations == 2
 
 
 def test_collision_free_goal_is_applied_exactly():
