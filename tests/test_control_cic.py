@@ -10,7 +10,7 @@ import pinocchio as pin
 import pytest
 
 from mjscope.control.controllers import CartesianImpedanceController, CicGains
-from mjscope.control.controllers.cic import spd_solve
+from mjscope.control.controllers.cic import sym_solve
 from mjscope.control.lie import orientation_error, so3_exp
 from mjscope.control.planners import MotionReference
 from mjscope.experiments.scene import load_scene
@@ -127,11 +127,15 @@ def test_gains_defaults_and_scaling(setup: tuple) -> None:
     assert weak.kp_null == pytest.approx(gains.kp_null * 0.01)
 
 
-def test_spd_solve() -> None:
+def test_sym_solve() -> None:
     rng = np.random.default_rng(3)
     B = rng.normal(size=(6, 6))
     A = B @ B.T + np.eye(6)
     b = rng.normal(size=6)
-    assert_close(spd_solve(np.triu(A), b), np.linalg.solve(A, b), atol=1e-12)
-    S = np.diag([1.0, -1.0, 2.0])  # indefinite: the least-squares fallback
-    assert_close(spd_solve(S, np.ones(3)), [1.0, -1.0, 0.5], atol=1e-12)
+    assert_close(sym_solve(np.triu(A), b), np.linalg.solve(A, b), atol=1e-12)  # upper read
+    # Indefinite saddle point [[M, Jᵀ], [J, −εI]] (the CIC's system), given as its upper part.
+    M, J = A[:4, :4], rng.normal(size=(2, 4))
+    K = np.block([[M, J.T], [J, -1e-6 * np.eye(2)]])
+    assert_close(sym_solve(np.triu(K), b), np.linalg.solve(K, b), atol=1e-10)
+    S = np.diag([1.0, 0.0, 2.0])  # singular: the least-squares fallback
+    assert_close(sym_solve(S, np.ones(3)), [1.0, 0.0, 0.5], atol=1e-12)

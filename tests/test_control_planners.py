@@ -115,6 +115,42 @@ def test_motion_reference_adapter() -> None:
         assert_close(a, b)
 
 
+@pytest.mark.parametrize("name", sorted(_planners()))
+def test_vectorised_states_equal_single_instants(name: str) -> None:
+    pl = _planners()[name]
+    ts = np.arange(-100, 3100) * 1e-3  # before the start, both segments, the holds
+    states = pl.get_states(ts)
+    for i, part in enumerate(("pos", "vel", "acc")):
+        single = np.array([pl.get_state(float(t))[i] for t in ts])
+        assert states[i].shape == (len(ts), 3)
+        assert_close(states[i], single, atol=1e-15, what=part)
+    assert pl.segments(ts).tolist() == [pl.segment(float(t)) for t in ts]
+
+
+def test_vectorised_states_fall_back_to_a_loop_for_user_trajectories() -> None:
+    class Ramp(Trajectory):
+        def get_state(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            return np.full(3, t), np.ones(3), np.zeros(3)
+
+    pos, vel, acc = Ramp().get_states([0.0, 0.5])
+    assert_close(pos, [[0.0] * 3, [0.5] * 3])
+    assert_close(vel, np.ones((2, 3)))
+    assert acc.shape == (2, 3) and Ramp().segments([0.0, 1.0]).tolist() == [0, 0]
+
+
+@pytest.mark.parametrize("name", sorted(_planners()))
+def test_reference_batch_equals_single_instants(name: str) -> None:
+    adapter = ReferenceAdapter(_planners()[name], so3_exp([0.3, -0.2, 1.0]))
+    ts = np.arange(0, 2500, 50) * 1e-3
+    batch = adapter.batch(ts)
+    assert len(batch) == len(ts)
+    for t, ref in zip(ts, batch, strict=True):
+        single = adapter(float(t))
+        for field, a, b in zip(single._fields, ref, single, strict=True):
+            assert_close(a, b, atol=1e-15, what=field)
+        assert type(ref.segment) is int
+
+
 def test_aligned_rotation_picks_the_nearest_of_four_yaws() -> None:
     R_dock = so3_exp([0.0, 0.0, 0.3])
     R0 = so3_exp([np.pi, 0.0, 0.0]) @ so3_exp([0.02, -0.01, 0.0])  # tool roughly pointing down

@@ -17,7 +17,8 @@ from mjscope.experiments import run_docking
 from mjscope.experiments.gate import evaluate_gate
 from mjscope.experiments.metrics import compute_metrics
 from mjscope.experiments.run_docking import main, run_simulation
-from mjscope.experiments.scene import Scene, load_scene
+from mjscope.experiments.scene import Scene, dock_rotation, load_scene
+from tests.utils import assert_close
 
 SCENES = ["iiwa14_docking", "iiwa14_track_circle", "iiwa14_track_figure8", "fr3_docking"]
 
@@ -104,6 +105,19 @@ def test_log_holds_copies_and_contact_quantities() -> None:
     assert inside.any()
     # In steady contact the F/T force along the dock axis equals the contact normal force.
     assert abs(a["wrench"][-1, 2] - a["contact_force"][-1]) < 0.05 * a["contact_force"][-1]
+    # Insertion geometry, recomputed from the logged pose with the plain formulas.
+    dock = result.scene.cfg.dock
+    assert dock is not None
+    axis = dock_rotation(dock)[:, 2]
+    rel = a["eef_pos"] - np.asarray(dock.pos)
+    along = rel @ axis
+    assert_close(a["insertion_depth"], -along, atol=1e-12)
+    assert_close(
+        a["lateral_error"], np.linalg.norm(rel - np.outer(along, axis), axis=1), atol=1e-12
+    )
+    peg = a["eef_rot"][:, :, 2]
+    angle = np.arctan2(np.linalg.norm(np.cross(peg, -axis), axis=1), peg @ -axis)
+    assert_close(a["axis_angle"], angle, atol=1e-12)
 
 
 def test_nan_torque_stops_safely_and_keeps_outputs(tmp_path: Path, monkeypatch: Any) -> None:

@@ -11,6 +11,7 @@ import yaml
 
 from mjscope.control.wrench import wrench_site_to_frame
 from mjscope.exceptions import SimulationError
+from mjscope.experiments.run_docking import run_simulation
 from mjscope.experiments.scene import load_scene
 from mjscope.sim.env import MujocoEnv
 from tests.utils import assert_close
@@ -44,6 +45,31 @@ def test_non_finite_torque_is_rejected(env: MujocoEnv) -> None:
 def test_no_contact_at_start(env: MujocoEnv) -> None:
     env.reset(env.data.qpos.copy())
     assert env.contact_force() == 0.0
+
+
+def test_contact_force_sums_the_peg_dock_contacts() -> None:
+    """In the socket: the preresolved pair lookup equals a plain scan of every contact."""
+    sc = load_scene("iiwa14_docking")
+    taus = run_simulation(sc, "cic", duration=3.3).log.arrays()["tau"]
+    m = sc.build_mjmodel()
+    env = MujocoEnv(m, sc.initial_q(m))
+    for tau in taus:
+        env.step(tau)
+    d, force = env.data, np.zeros(6)
+    expected = 0.0
+    for i in range(d.ncon):
+        pair = {int(d.contact[i].geom1), int(d.contact[i].geom2)}
+        if env.peg in pair and pair & env.dock_geoms:
+            mujoco.mj_contactForce(m, d, i, force)
+            expected += force[0]
+    assert d.ncon > 0 and expected > 1.0
+    assert env.contact_force() == pytest.approx(expected, rel=1e-12)
+    p_s, R_s = env.ft_site_pose()
+    f_s, m_s = env.ft_reading()
+    expected_wrench = -wrench_site_to_frame(f_s, m_s, R_s, p_s, None, env.eef_pose()[0])
+    assert env._A is not None  # peg sites on one body: the precomputed rigid offset is used
+    assert_close(env.eef_wrench(), expected_wrench, atol=1e-12)
+    assert_close(env.eef_wrench(env.eef_pose()[0]), expected_wrench, atol=1e-12)  # general path
 
 
 def test_ft_reading_under_gravity_matches_hand_computation(tmp_path: Path) -> None:

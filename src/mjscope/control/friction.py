@@ -9,7 +9,7 @@ assembled MuJoCo model (``dof_frictionloss``, ``dof_damping``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import mujoco
@@ -42,10 +42,19 @@ class FrictionModel:
     torque_eps: float = 0.5
     scale: float = 1.0
     use_damping: bool = True
+    _coulomb: np.ndarray = field(init=False, repr=False, compare=False)  # scale·frictionloss
+    _by_velocity: bool = field(init=False, repr=False, compare=False)
+    _eps: float = field(init=False, repr=False, compare=False)  # tanh width of the model
 
     def __post_init__(self) -> None:
         if self.model not in MODELS:
             raise ConfigError(f"friction model {self.model!r} unknown; valid: {', '.join(MODELS)}")
+        # Per-step constants (frozen dataclass: set once here).
+        object.__setattr__(self, "_coulomb", self.scale * np.asarray(self.frictionloss, float))
+        object.__setattr__(self, "_by_velocity", self.model == "velocity")
+        object.__setattr__(
+            self, "_eps", self.velocity_eps if self._by_velocity else self.torque_eps
+        )
 
     @classmethod
     def from_mjmodel(cls, mj_model: mujoco.MjModel, **kwargs: Any) -> FrictionModel:
@@ -69,11 +78,8 @@ class FrictionModel:
             tau_cmd: Torque commanded before compensation [N·m]; (nv,) (torque model).
         """
         v = np.asarray(v, float)
-        if self.model == "velocity":
-            direction = np.tanh(v / self.velocity_eps)
-        else:
-            direction = np.tanh(np.asarray(tau_cmd, float) / self.torque_eps)
-        tau = self.scale * self.frictionloss * direction
+        x = v if self._by_velocity else np.asarray(tau_cmd, float)
+        tau = self._coulomb * np.tanh(x / self._eps)
         if self.use_damping:
-            tau = tau + self.damping * v
+            tau += self.damping * v
         return tau

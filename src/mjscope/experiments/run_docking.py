@@ -1,16 +1,12 @@
-"""The docking / tracking loop: planner → controller → friction feed-forward → limits → MuJoCo.
+"""Docking / tracking runs: scene → models, controller, planner → the 1 kHz loop → metrics.
 
-One control period (1 ms by default) per iteration; every sample goes to the telemetry log as
-copies. A non-finite torque or a MuJoCo divergence stops the run safely: the samples so far are
-kept and the result says why it stopped. Tracking scenes isolate F/T feedback (the controller
-gets a zero wrench).
+The loop itself (planner → controller → friction feed-forward → limits → MuJoCo → telemetry)
+lives in :mod:`mjscope.experiments.docking_loop`; this module builds its pieces and is the
+seed's entry point (:func:`main`).
 """
 
 from __future__ import annotations
 
-import logging
-import math
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +16,6 @@ import numpy as np
 
 from mjscope.control.controllers import CartesianImpedanceController, CicGains, Controller
 from mjscope.control.friction import FrictionModel
-from mjscope.control.lie import axis_angle_between
 from mjscope.control.planners import (
     CircleTrajectory,
     Figure8Trajectory,
@@ -30,11 +25,10 @@ from mjscope.control.planners import (
     TwoSegmentTrajectory,
     aligned_rotation,
 )
-from mjscope.exceptions import ConfigError, SimulationError, UnknownNameError
+from mjscope.exceptions import ConfigError, UnknownNameError
+from mjscope.experiments.docking_loop import RunResult, run_loop
 from mjscope.experiments.scene import Scene, dock_rotation, load_scene
 from mjscope.sim.env import MujocoEnv
-
-logger = logging.getLogger(__name__)
 
 
 def build_cic(scene: Scene, pin_model: Any, q0: np.ndarray) -> Controller:
@@ -77,60 +71,6 @@ def build_planner(scene: Scene, p0: np.ndarray) -> Trajectory:
         return TwoSegmentTrajectory(p0, pre, goal, pc.approach_time, pc.insert_time, pc.hold)
     cls = CircleTrajectory if pc.kind == "circle" else Figure8Trajectory
     return cls(p0, pc.radius, pc.period, pc.ramp_time, pc.hold)
-
-
-@dataclass
-class RunResult:
-    """Outcome of one simulation.
-
-    Attributes:
-        scene: The scene.
-        controller: Controller name.
-        log: Telemetry (one sample per control period, copies).
-        status: ``ok`` or ``stopped`` (non-finite torque, divergence).
-        message: Why it stopped (empty when ``ok``).
-        steps: Control periods simulated.
-        wall_time: Wall-clock time of the loop [s].
-        friction_comp: Whether friction/damping feed-forward was on.
-    """
-
-    scene: Scene
-    controller: str
-    log: Any
-    status: str = "ok"
-    message: str = ""
-    steps: int = 0
-    wall_time: float = 0.0
-    friction_comp: bool = True
-
-    @property
-    def real_time_factor(self) -> float:
-        """Simulated time over wall time [-]."""
-        return self.steps * self.scene.cfg.control_period / max(self.wall_time, 1e-12)
-
-
-class _Probe:
-    """Per-step measurements the log needs: pose, wrench at the EEF, dock geometry."""
-
-    def __init__(self, env: MujocoEnv, scene: Scene) -> None:
-        self.env = env
-        self.docking = scene.cfg.dock is not None
-        if scene.cfg.dock is not None:
-            self.mouth = np.asarray(scene.cfg.dock.pos, float)
-            self.axis = dock_rotation(scene.cfg.dock)[:, 2]
-
-    def measure(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float, float, float]:
-        """EEF position (3,), rotation (3, 3), wrench (6,), contact force, depth, lateral, angle."""
-        p, R = self.env.eef_pose()
-        wrench = self.env.eef_wrench(p)
-        if not self.docking:
-            return p, R, wrench, 0.0, 0.0, 0.0, 0.0
-        rel = p - self.mouth
-        along = float(rel @ self.axis)
-        off = rel - along * self.axis
-        lateral = math.sqrt(float(off @ off))
-        angle = axis_angle_between(R[:, 2], -self.axis)
-        return p, R, wrench, self.env.contact_force(), -along, lateral, angle
 
 
 def run_simulation(
@@ -178,59 +118,17 @@ def run_simulation(
         log = Log(capacity=n_steps)
     name = controller if isinstance(controller, str) else ctrl.name
     result = RunResult(sc, name, log, friction_comp=use_fc)
+    # Docking: peg axis along −(dock axis), the yaw nearest to the start among the square's four.
+    p0, R0 = env.eef_pose()
+    R_d = R0 if cfg.dock is None else aligned_rotation(dock_rotation(cfg.dock), R0, n_fold=4)
+    reference = ReferenceAdapter(build_planner(sc, p0), R_d)
     if record is not None:
         env.start_recording()
     ff = friction if use_fc and friction.active else None
-    _loop(sc, env, ctrl, ff, limits, n_steps, result)
+    run_loop(env, ctrl, reference, ff, limits, n_steps, result)
     if record is not None:
         env.save_recording(record)
     return result
-
-
-def _loop(
-    sc: Scene,
-    env: MujocoEnv,
-    ctrl: Controller,
-    friction: FrictionModel | None,
-    limits: np.ndarray,
-    n_steps: int,
-    result: RunResult,
-) -> None:
-    probe = _Probe(env, sc)
-    q, v = env.data.qpos.copy(), env.data.qvel.copy()
-    p, R, wrench, cf, depth, lat, ang = probe.measure()
-    # Docking: peg axis along −(dock axis), the yaw nearest to the start among the square's four.
-    dock = sc.cfg.dock
-    R_d = R.copy() if dock is None else aligned_rotation(dock_rotation(dock), R, n_fold=4)
-    reference = ReferenceAdapter(build_planner(sc, p), R_d)
-    zero = np.zeros(6)
-    dt = sc.cfg.control_period
-    start = time.perf_counter()
-    for k in range(n_steps):
-        t = k * dt
-        ref = reference(t)
-        tau = ctrl.compute(q, v, ref, wrench if probe.docking else zero)
-        if friction is not None:
-            tau = tau + friction.feedforward(v, tau)
-        if not math.isfinite(float(tau.sum())):
-            _stop(result, f"non-finite torque from {result.controller} at t = {t:.3f} s: {tau}")
-            break
-        tau = np.minimum(np.maximum(tau, -limits), limits)
-        result.log.store_data(t, q, v, tau, p, R, ref.pos, ref.vel, ref.rot, wrench, cf, depth,
-                              lat, ang, ref.segment)  # fmt: skip
-        try:
-            q, v, _ = env.step(tau)
-        except SimulationError as e:
-            _stop(result, str(e))
-            break
-        p, R, wrench, cf, depth, lat, ang = probe.measure()
-        result.steps = k + 1
-    result.wall_time = time.perf_counter() - start
-
-
-def _stop(result: RunResult, message: str) -> None:
-    result.status, result.message = "stopped", message
-    logger.error("run stopped safely: %s (samples so far kept)", message)
 
 
 @dataclass

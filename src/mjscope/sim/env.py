@@ -14,7 +14,6 @@ import mujoco
 import numpy as np
 import numpy.typing as npt
 
-from mjscope.control.wrench import wrench_site_to_frame
 from mjscope.exceptions import SimulationError
 
 if TYPE_CHECKING:
@@ -42,18 +41,50 @@ class MujocoEnv:
         self.peg = model.geom("peg").id
         names = [model.geom(i).name for i in range(model.ngeom)]
         self.dock_geoms = {i for i, n in enumerate(names) if n.startswith("dock_")}
+        # Peg–dock geom pairs, either order: a contact is classified by one set lookup.
+        self._peg_dock = {(self.peg, g) for g in self.dock_geoms}
+        self._peg_dock |= {(g, self.peg) for g in self.dock_geoms}
         self._force6 = np.zeros(6)
+        self._w = np.zeros(6)  # wrench work buffer; (6,)
+        self._w_f, self._w_m = self._w[:3], self._w[3:]
+        self._r, self._c = np.zeros(3), np.zeros(3)
         self._frames: list[np.ndarray] = []
         self._renderer: OffscreenRenderer | None = None
         self._frame_every = 0
         self._steps = 0
         self.reset(q0)
-        d = self.data  # Views into MjData's fixed buffers, resolved once (copied when returned).
+        self._resolve_views()
+
+    def _resolve_views(self) -> None:
+        """Views into MjData's fixed buffers, resolved once (copied when returned)."""
+        d = self.data
         self._badqacc = d.warning[mujoco.mjtWarning.mjWARN_BADQACC]
+        self._qpos, self._qvel, self._ctrl = d.qpos, d.qvel, d.ctrl
+        self._ones = np.ones(self.model.nu)
+        self._xmat_ft = d.site_xmat[self.ft]  # (9,) row-major
         self._p_eef, self._R_eef = d.site_xpos[self.eef], d.site_xmat[self.eef].reshape(3, 3)
         self._p_ft, self._R_ft = d.site_xpos[self.ft], d.site_xmat[self.ft].reshape(3, 3)
+        self._R_ft_T = self._R_ft.T
         self._f_ft = d.sensordata[self._f_adr : self._f_adr + 3]
         self._m_ft = d.sensordata[self._t_adr : self._t_adr + 3]
+        self._ft6 = d.sensordata[self._f_adr : self._f_adr + 6]  # force, torque if adjacent
+        self._A = self._rigid_wrench_map()
+
+    def _rigid_wrench_map(self) -> np.ndarray | None:
+        """``−[[I, 0], [[r]×, I]]`` (6, 6), r = R_Sᵀ (p_S − p_E) in sensor axes, or ``None``.
+
+        When the F/T site and the EEF site sit on one body, their offset is constant in sensor
+        axes, and this maps the raw (force, torque) reading to the external wrench at the EEF in
+        sensor axes; rotating both halves by ``R_S`` gives world axes. Needs the torque reading
+        right after the force reading (``None`` otherwise: the general path is used).
+        """
+        m = self.model
+        if m.site_bodyid[self.eef] != m.site_bodyid[self.ft] or self._t_adr != self._f_adr + 3:
+            return None
+        r0, r1, r2 = (self._R_ft_T @ (self._p_ft - self._p_eef)).tolist()
+        A = -np.eye(6)
+        A[3:, :3] = -np.array([[0.0, -r2, r1], [r2, 0.0, -r0], [-r1, r0, 0.0]])
+        return A
 
     @property
     def time(self) -> float:
@@ -77,17 +108,16 @@ class MujocoEnv:
             SimulationError: Non-finite torque, or MuJoCo flagged a bad state.
         """
         tau = np.asarray(tau, float)
-        if not math.isfinite(float(tau.sum())):
+        if not math.isfinite(self._ones.dot(tau)):  # the sum: NaN/inf propagate
             raise SimulationError(f"non-finite torque {tau} at t = {self.time:.3f} s")
-        self.data.ctrl[:] = tau
-        for _ in range(self.n_substeps):
-            mujoco.mj_step(self.model, self.data)
+        self._ctrl[:] = tau
+        mujoco.mj_step(self.model, self.data, self.n_substeps)
         if self._badqacc.number:
             raise SimulationError(f"MuJoCo reported a bad acceleration at t = {self.time:.3f} s")
         self._steps += 1
         if self._renderer is not None and self._steps % self._frame_every == 0:
             self._frames.append(self._renderer.render(self.data))
-        return self.data.qpos.copy(), self.data.qvel.copy(), self._p_eef.copy()
+        return self._qpos.copy(), self._qvel.copy(), self._p_eef.copy()
 
     def eef_pose(self) -> tuple[np.ndarray, np.ndarray]:
         """End-effector position [m] (3,) and orientation (3, 3), copies."""
@@ -112,20 +142,28 @@ class MujocoEnv:
         ``(p_S − p_E) × f`` term of moving the reference point from the sensor to the tip.
 
         Args:
-            p_eef: End-effector position [m] if already at hand; (3,).
+            p_eef: Reference point [m] (3,); default: the EEF site (its rigid offset from the
+                sensor is then precomputed when both sites are on one body).
         """
-        p = self._p_eef if p_eef is None else p_eef
-        w = wrench_site_to_frame(self._f_ft, self._m_ft, self._R_ft, self._p_ft, None, p)
-        return np.negative(w, out=w)
+        if p_eef is None and self._A is not None:
+            return self._A.dot(self._ft6).reshape(2, 3).dot(self._R_ft_T).ravel()
+        p = self._p_eef if p_eef is None else np.ascontiguousarray(p_eef, float)
+        f, m, r, c = self._w_f, self._w_m, self._r, self._c  # views of self._w; 3-vectors
+        mujoco.mju_mulMatVec3(f, self._xmat_ft, self._f_ft)  # force, world axes
+        mujoco.mju_mulMatVec3(m, self._xmat_ft, self._m_ft)  # moment about p_S, world axes
+        mujoco.mju_sub3(r, self._p_ft, p)
+        mujoco.mju_cross(c, r, f)  # (p_S − p_E) × f
+        mujoco.mju_addTo3(m, c)
+        return np.negative(self._w)
 
     def contact_force(self) -> float:
         """Total normal contact force between the peg and the dock [N]."""
-        total = 0.0
         d = self.data
-        for i in range(d.ncon):
-            c = d.contact[i]
-            pair = (c.geom1, c.geom2)
-            if self.peg in pair and (pair[0] in self.dock_geoms or pair[1] in self.dock_geoms):
+        if d.ncon == 0:
+            return 0.0
+        total = 0.0
+        for i, pair in enumerate(d.contact.geom.tolist()):  # (ncon, 2) geom ids
+            if tuple(pair) in self._peg_dock:
                 mujoco.mj_contactForce(self.model, d, i, self._force6)
                 total += float(self._force6[0])
         return total

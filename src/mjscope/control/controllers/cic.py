@@ -1,12 +1,13 @@
 """Classical Cartesian impedance controller (CIC) in Khatib's operational-space form.
 
     u = a_d + K_D (ẋ_d − J v) + K_P e + K_I ∫e      (e = [p_d − p; log(R_d Rᵀ)], world axes)
-    τ = Jᵀ Λ (u − J̇ v) + h + (I − Jᵀ J̄ᵀ) τ₀,        Λ = (J M⁻¹ Jᵀ)⁻¹, J̄ = M⁻¹ Jᵀ Λ
+    τ = Jᵀ Λ (u − J̇ v) + h + (I − Jᵀ J̄ᵀ) τ₀,        Λ = (J M⁻¹ Jᵀ + εI)⁻¹, J̄ = M⁻¹ Jᵀ Λ
 
 with the Jacobian of the end-effector frame in LOCAL_WORLD_ALIGNED, ``h`` Pinocchio's
 nonlinear effects (Coriolis + gravity) and ``τ₀ = k_ns (q_ns − q) − d_ns v`` a null-space posture.
 The integral acts on the position error only and is clamped per axis. Friction/damping
-feed-forward and torque limits are applied after this law by the loop.
+feed-forward and torque limits are applied after this law by the loop. Λ is never formed: the
+law is evaluated with one symmetric solve of size nv + 6 per period (see ``_torque``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pinocchio as pin
-from scipy.linalg.lapack import dposv
+from scipy.linalg.lapack import dsysv
 
 from mjscope.control.controllers.base import Controller
 from mjscope.control.planners.reference import MotionReference
@@ -86,15 +87,29 @@ class CartesianImpedanceController(Controller):
         self.q_null = np.asarray(q_null, float).copy()
         self.dt = float(dt)
         self.integral = np.zeros(3)
-        self._e = np.zeros(6)
-        self._reg = gains.damping * np.eye(6)
         self._use_integral = bool(np.any(gains.ki))
         self._i_hi = np.full(3, gains.i_limit)  # vector bounds: faster than scalar ones
         self._i_lo = -self._i_hi
+        self._kd_pos = gains.kd[:3].copy()
+        # Scalar gains as vectors: array·array is cheaper than scalar·array, and rounds alike.
+        self._dt = np.full(3, self.dt)
+        self._kp_null = np.full(model.nv, gains.kp_null)
+        self._kd_null = np.full(model.nv, gains.kd_null)
+        # Work buffers, reused every period (never returned), and views of them.
+        self._e = np.zeros(6)  # [position; orientation] error, world axes
+        self._e_pos, self._e_rot = self._e[:3], self._e[3:]
+        self._u = np.zeros(6)  # task acceleration
+        self._u_pos = self._u[:3]
+        nv = self._nv = model.nv
+        self._K = np.zeros((nv + 6, nv + 6), order="F")  # [[M, Jᵀ], [J, −εI]] (upper read)
+        self._K[nv:, nv:] = -gains.damping * np.eye(6)
+        self._K_M, self._K_J = self._K[:nv, :nv], self._K[:nv, nv:].T  # (nv, nv), (6, nv)
+        self._b = np.zeros(nv + 6)  # [τ₀; u − J̇ v]
+        self._tau0, self._b_task = self._b[:nv], self._b[nv:]
 
     def reset(self) -> None:
         """Clear the integral of the position error."""
-        self.integral[:] = 0.0
+        self.integral[:] = 0.0  # in place: compute() updates this array
 
     def kinematics(self, q: np.ndarray, v: np.ndarray) -> tuple[Any, np.ndarray, np.ndarray]:
         """Frame placement, Jacobian (6, nv) and J̇ (6, nv), both LOCAL_WORLD_ALIGNED."""
@@ -115,34 +130,73 @@ class CartesianImpedanceController(Controller):
         """See :meth:`Controller.compute` (this law does not use ``F_ext``)."""
         q = np.asarray(q, float)
         v = np.asarray(v, float)
-        m, d, g = self.model, self.data, self.gains
-        oMf, J, dJ = self.kinematics(q, v)
-        M = pin.crba(m, d, q)  # upper triangle filled: what the Cholesky solver reads
+        m, d, fid = self.model, self.data, self.fid
+        # One kinematic pass (placements, J, J̇), then CRBA and RNEA on the same q.
+        pin.computeJointJacobiansTimeVariation(m, d, q, v)
+        oMf = pin.updateFramePlacement(m, d, fid)
+        J = pin.getFrameJacobian(m, d, fid, LWA)  # (6, nv)
+        dJ = pin.getFrameJacobianTimeVariation(m, d, fid, LWA)  # (6, nv)
+        M = pin.crba(m, d, q)  # (nv, nv), upper triangle filled
         h = pin.nonLinearEffects(m, d, q, v)  # (nv,)
-        e = self._e
-        e[:3] = reference.pos - oMf.translation
-        e[3:] = pin.log3(reference.rot @ oMf.rotation.T)  # world-frame orientation error
-        u = g.kp * e - g.kd * (J @ v)
-        u[:3] += reference.acc + g.kd[:3] * reference.vel
+        u = self._task_acceleration(reference, oMf, J, v)
+        return self._torque(M, J, dJ, h, u, q, v)
+
+    def _task_acceleration(
+        self, reference: MotionReference, oMf: Any, J: np.ndarray, v: np.ndarray
+    ) -> np.ndarray:
+        """Task acceleration a_d + K_D (ẋ_d − J v) + K_P e + K_I ∫e (a work buffer); (6,)."""
+        g, u, u_pos = self.gains, self._u, self._u_pos
+        np.subtract(reference.pos, oMf.translation, out=self._e_pos)
+        self._e_rot[:] = pin.log3(reference.rot.dot(oMf.rotation.T))  # log(R_d Rᵀ)
+        np.multiply(g.kp, self._e, out=u)
+        u -= g.kd * J.dot(v)
+        u_pos += reference.acc + self._kd_pos * reference.vel
         if self._use_integral:
-            integral = self.integral + e[:3] * self.dt
-            self.integral = np.minimum(np.maximum(integral, self._i_lo), self._i_hi)
-            u[:3] += g.ki * self.integral
-        Minv_JT = spd_solve(M, J.T)  # (nv, 6)
-        tau0 = g.kp_null * (self.q_null - q) - g.kd_null * v
-        # τ = Jᵀ Λ (u − J̇ v) + h + (I − Jᵀ J̄ᵀ) τ₀ with J̄ᵀ τ₀ = Λ (M⁻¹ Jᵀ)ᵀ τ₀, Λ⁻¹ = J M⁻¹ Jᵀ.
-        f = spd_solve(J @ Minv_JT + self._reg, u - dJ @ v - Minv_JT.T @ tau0)  # (6,)
-        return J.T @ f + h + tau0
+            integral = self.integral  # clamped per axis, in place
+            integral += self._e_pos * self._dt
+            np.minimum(np.maximum(integral, self._i_lo, out=integral), self._i_hi, out=integral)
+            u_pos += g.ki * integral
+        return u
+
+    def _torque(
+        self,
+        M: np.ndarray,
+        J: np.ndarray,
+        dJ: np.ndarray,
+        h: np.ndarray,
+        u: np.ndarray,
+        q: np.ndarray,
+        v: np.ndarray,
+    ) -> np.ndarray:
+        """τ = Jᵀ Λ (u − J̇ v) + h + (I − Jᵀ J̄ᵀ) τ₀ (a new array); (nv,).
+
+        With Λ⁻¹ = J M⁻¹ Jᵀ + εI and J̄ᵀ τ₀ = Λ J M⁻¹ τ₀ this is τ = h + τ₀ + Jᵀ f where
+        ``(q̈, −f)`` solves the symmetric system ``[[M, Jᵀ], [J, −εI]] (q̈, −f) = (τ₀, u − J̇ v)``
+        (eliminating q̈ = M⁻¹ (τ₀ + Jᵀ f) gives Λ⁻¹ f = u − J̇ v − J M⁻¹ τ₀): one LDLᵀ solve of
+        size nv + 6, no inverse formed.
+        """
+        tau0 = self._tau0  # τ₀ = k_ns (q_ns − q) − d_ns v, written into its place in b
+        np.subtract(self.q_null, q, out=tau0)
+        tau0 *= self._kp_null
+        tau0 -= self._kd_null * v
+        np.subtract(u, dJ.dot(v), out=self._b_task)
+        self._K_M[:] = M  # upper triangle filled by CRBA: what the solver reads
+        self._K_J[:] = J
+        neg_f = sym_solve(self._K, self._b)[self._nv :]  # (6,)
+        tau = np.subtract(tau0, neg_f.dot(J))  # τ₀ + Jᵀ f
+        tau += h
+        return tau
 
 
-def spd_solve(A: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Solve ``A x = b`` for symmetric positive-definite ``A`` (upper triangle read).
+def sym_solve(A: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Solve ``A x = b`` for symmetric (possibly indefinite) ``A``; its upper triangle is read.
 
-    LAPACK ``dposv`` directly: ~2 µs where ``np.linalg.solve`` costs ~9 µs at this size. Falls
-    back to a least-squares solve (of the symmetrised matrix) when ``A`` is not positive definite.
+    LAPACK ``dsysv`` (Bunch–Kaufman LDLᵀ) directly: ~3 µs at size 13, where ``np.linalg.solve``
+    costs ~9 µs. Falls back to a least-squares solve (of the symmetrised matrix) when ``A`` is
+    singular.
     """
-    _, x, info = dposv(A, b)
+    _, _, x, info = dsysv(A, b)
     if info == 0:
-        return np.asarray(x)
+        return x
     S = np.triu(A) + np.triu(A, 1).T
     return np.linalg.lstsq(S, b, rcond=None)[0]

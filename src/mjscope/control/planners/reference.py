@@ -7,6 +7,7 @@ linear quantities are kept alongside for the classical controller.
 
 from __future__ import annotations
 
+from itertools import repeat
 from typing import NamedTuple
 
 import numpy as np
@@ -109,3 +110,22 @@ class ReferenceAdapter:
         V[:3] = self._Rt @ vel
         Vdot[:3] = self._Rt @ acc
         return MotionReference(T, V, Vdot, pos, vel, acc, self.R, self.planner.segment(t))
+
+    def batch(self, ts: npt.ArrayLike) -> list[MotionReference]:
+        """References at each of ``ts`` [s] (n,), vectorised (same values as calling per instant).
+
+        The arrays of each reference are rows of arrays shared by the batch (one allocation per
+        field, not per instant); the orientation is the adapter's constant ``R``.
+        """
+        pos, vel, acc = self.planner.get_states(ts)  # (n, 3) each
+        n = len(pos)
+        T = np.empty((n, 4, 4))
+        T[:] = self._T
+        T[:, :3, 3] = pos
+        V = np.zeros((n, 6))
+        Vdot = np.zeros((n, 6))
+        V[:, :3] = vel @ self._Rt.T  # row i: Rᵀ vel_i
+        Vdot[:, :3] = acc @ self._Rt.T
+        segments = self.planner.segments(ts).tolist()
+        rows = zip(T, V, Vdot, pos, vel, acc, repeat(self.R, n), segments, strict=True)
+        return list(map(MotionReference._make, rows))

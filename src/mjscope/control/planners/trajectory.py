@@ -4,25 +4,40 @@ Every trajectory starts at rest at its start point; before ``t0`` it holds there
 segments use the minimum-jerk blend ``s(τ) = 10τ³ − 15τ⁴ + 6τ⁵`` (zero velocity and
 acceleration at both ends). Circle and figure-8 ramp their phase rate up with the same blend,
 so velocity and acceleration are continuous from rest.
+
+``get_states(ts)`` evaluates many instants at once (one row per instant). The built-in
+trajectories vectorise it with the same floating-point operations as ``get_state``, so a row
+equals the single-instant result; the base class falls back to a loop for user subclasses.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 State = tuple[np.ndarray, np.ndarray, np.ndarray]  # pos [m], vel [m/s], acc [m/s²]; (3,) each
+States = tuple[np.ndarray, np.ndarray, np.ndarray]  # the same for n instants; (n, 3) each
+_F = TypeVar("_F", float, np.ndarray)
+
+
+def _blend(t: _F) -> tuple[_F, _F, _F]:
+    """Minimum-jerk blend at ``t`` ∈ [0, 1] (float or array; products only, no ``pow``)."""
+    u = 1.0 - t
+    s = t * t * t * (10.0 - 15.0 * t + 6.0 * t * t)
+    return s, 30.0 * t * t * (u * u), 60.0 * t * u * (1.0 - 2.0 * t)
 
 
 def quintic_blend(tau: float) -> tuple[float, float, float]:
     """Minimum-jerk blend and its first two derivatives at ``tau`` ∈ [0, 1] (clipped)."""
-    t = min(max(tau, 0.0), 1.0)
-    s = t**3 * (10.0 - 15.0 * t + 6.0 * t * t)
-    ds = 30.0 * t * t * (1.0 - t) ** 2
-    dds = 60.0 * t * (1.0 - t) * (1.0 - 2.0 * t)
-    return s, ds, dds
+    return _blend(min(max(tau, 0.0), 1.0))
+
+
+def quintic_blends(tau: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`quintic_blend` for an array of ``tau``; three arrays of its shape."""
+    return _blend(np.clip(np.asarray(tau, float), 0.0, 1.0))
 
 
 class Trajectory(ABC):
@@ -37,6 +52,16 @@ class Trajectory(ABC):
     def segment(self, t: float) -> int:
         """Index of the segment active at ``t`` (0 for single-segment trajectories)."""
         return 0
+
+    def get_states(self, ts: npt.ArrayLike) -> States:
+        """:meth:`get_state` at each of ``ts`` [s] (n,); (n, 3) each (a loop by default)."""
+        rows = [self.get_state(float(t)) for t in np.asarray(ts, float)]
+        pos, vel, acc = (np.array([r[i] for r in rows], float).reshape(-1, 3) for i in range(3))
+        return pos, vel, acc
+
+    def segments(self, ts: npt.ArrayLike) -> np.ndarray:
+        """:meth:`segment` at each of ``ts`` [s]; (n,) int."""
+        return np.array([self.segment(float(t)) for t in np.asarray(ts, float)], np.int64)
 
 
 class QuinticTrajectory(Trajectory):
@@ -64,6 +89,13 @@ class QuinticTrajectory(Trajectory):
         d = self._delta
         return self.p0 + s * d, (ds / self.T) * d, (dds / (self.T * self.T)) * d
 
+    def get_states(self, ts: npt.ArrayLike) -> States:
+        """See :meth:`Trajectory.get_states`."""
+        s, ds, dds = quintic_blends((np.asarray(ts, float) - self.t0) / self.T)
+        d = self._delta
+        vel, acc = (ds / self.T)[:, None] * d, (dds / (self.T * self.T))[:, None] * d
+        return self.p0 + s[:, None] * d, vel, acc
+
 
 class TwoSegmentTrajectory(Trajectory):
     """Approach (``p0`` → ``p_pre`` in ``T1``), then insertion (``p_pre`` → ``p_goal`` in ``T2``).
@@ -89,10 +121,25 @@ class TwoSegmentTrajectory(Trajectory):
         """0 while approaching, 1 from the start of the insertion on."""
         return 0 if t < self.insertion.t0 else 1
 
+    def segments(self, ts: npt.ArrayLike) -> np.ndarray:
+        """See :meth:`Trajectory.segments`."""
+        return (np.asarray(ts, float) >= self.insertion.t0).astype(np.int64)
+
     def get_state(self, t: float) -> State:
         """See :meth:`Trajectory.get_state`."""
         seg = self.approach if self.segment(t) == 0 else self.insertion
         return seg.get_state(t)
+
+    def get_states(self, ts: npt.ArrayLike) -> States:
+        """See :meth:`Trajectory.get_states`."""
+        ts = np.asarray(ts, float)
+        second = (self.segments(ts) == 1)[:, None]
+        a, b = self.approach.get_states(ts), self.insertion.get_states(ts)
+        return (
+            np.where(second, b[0], a[0]),
+            np.where(second, b[1], a[1]),
+            np.where(second, b[2], a[2]),
+        )
 
 
 class _Periodic(Trajectory):
@@ -123,9 +170,23 @@ class _Periodic(Trajectory):
             return 0.0, 0.0, 0.0
         if tau >= 1.0:
             return self.omega * (0.5 * self.ramp + (t - self.t0 - self.ramp)), self.omega, 0.0
-        integral = tau**4 * (2.5 - 3.0 * tau + tau * tau)
+        integral = tau * tau * (tau * tau) * (2.5 - 3.0 * tau + tau * tau)
         s, ds, _ = quintic_blend(tau)
         return self.omega * self.ramp * integral, self.omega * s, self.omega * ds / self.ramp
+
+    def phases(self, ts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`phase` at each of ``ts`` [s]; three (n,) arrays."""
+        ts = np.asarray(ts, float)
+        tau = (ts - self.t0) / self.ramp
+        r = np.clip(tau, 0.0, 1.0)
+        s, ds, _ = _blend(r)
+        integral = r * r * (r * r) * (2.5 - 3.0 * r + r * r)
+        ramp = (self.omega * self.ramp * integral, self.omega * s, self.omega * ds / self.ramp)
+        steady = self.omega * (0.5 * self.ramp + (ts - self.t0 - self.ramp))
+        done, rest = tau >= 1.0, tau <= 0.0
+        phi = np.where(done, steady, np.where(rest, 0.0, ramp[0]))
+        dphi = np.where(done, self.omega, np.where(rest, 0.0, ramp[1]))
+        return phi, dphi, np.where(done | rest, 0.0, ramp[2])
 
 
 class CircleTrajectory(_Periodic):
@@ -133,12 +194,18 @@ class CircleTrajectory(_Periodic):
 
     def get_state(self, t: float) -> State:
         """See :meth:`Trajectory.get_state`."""
-        phi, dphi, ddphi = self.phase(t)
+        return self._states(*self.phase(t))
+
+    def get_states(self, ts: npt.ArrayLike) -> States:
+        """See :meth:`Trajectory.get_states`."""
+        return self._states(*(x[:, None] for x in self.phases(np.asarray(ts, float))))
+
+    def _states(self, phi: _F, dphi: _F, ddphi: _F) -> State:
         r, c, s = self.size, np.cos(phi), np.sin(phi)
         radial = c * self.e1 + s * self.e2
         tangent = -s * self.e1 + c * self.e2
         pos = self.p0 - r * self.e1 + r * radial
-        return pos, r * dphi * tangent, r * ddphi * tangent - r * dphi**2 * radial
+        return pos, r * dphi * tangent, r * ddphi * tangent - r * (dphi * dphi) * radial
 
 
 class Figure8Trajectory(_Periodic):
@@ -146,13 +213,19 @@ class Figure8Trajectory(_Periodic):
 
     def get_state(self, t: float) -> State:
         """See :meth:`Trajectory.get_state`."""
-        phi, dphi, ddphi = self.phase(t)
+        return self._states(*self.phase(t))
+
+    def get_states(self, ts: npt.ArrayLike) -> States:
+        """See :meth:`Trajectory.get_states`."""
+        return self._states(*(x[:, None] for x in self.phases(np.asarray(ts, float))))
+
+    def _states(self, phi: _F, dphi: _F, ddphi: _F) -> State:
         a = self.size
         s1, c1, s2, c2 = np.sin(phi), np.cos(phi), np.sin(2 * phi), np.cos(2 * phi)
         pos = self.p0 + a * s1 * self.e1 + 0.5 * a * s2 * self.e2
         vel = a * c1 * dphi * self.e1 + a * c2 * dphi * self.e2
         acc = (
-            a * (c1 * ddphi - s1 * dphi**2) * self.e1
-            + a * (c2 * ddphi - 2.0 * s2 * dphi**2) * self.e2
+            a * (c1 * ddphi - s1 * (dphi * dphi)) * self.e1
+            + a * (c2 * ddphi - 2.0 * s2 * (dphi * dphi)) * self.e2
         )
         return pos, vel, acc
