@@ -18,7 +18,7 @@ from mjscope.hand.bridge import (
     HandBridge,
     HandBridgeCfg,
 )
-from mjscope.hand.mapping import sdk_range_to_full_urdf_positions
+from mjscope.hand.mapping import clamp_to_limits, sdk_range_to_full_urdf_positions
 from mjscope.hand.model import build_hand_model
 from mjscope.hand.profile import load_profile
 from mjscope.models.robots.g20_left_constants import FINGERS
@@ -239,3 +239,43 @@ def test_recover_if_invalid_resets_to_open():
     assert np.isfinite(b.data.qpos).all()
     assert b.positions()["index_pip"] == pytest.approx(open_goal["index_pip"])
     assert not b.recover_if_invalid()
+
+
+def test_goal_from_sdk_equals_the_mapping_chain_bit_for_bit():
+    rng = np.random.default_rng(7)
+    b = _bridge(slew_rad_s=0.0)
+    cmds = [*rng.uniform(-20.0, 280.0, (20, 20)), np.zeros(20), np.full(20, 255.0)]
+    for raw in cmds:  # out-of-range values are clamped to 0..255 like the mapping does
+        b.command_sdk(raw)
+        full = sdk_range_to_full_urdf_positions(raw, P)
+        assert b.goal == clamp_to_limits(full, HAND.limits, P.limit_margin)
+        assert b.track_nominal == {j: b.goal[j] for j in P.active_joints}
+    goal = dict(b.goal)
+    with pytest.raises(MjscopeError, match="not finite"):
+        b.command_sdk([100.0] * 19 + [math.nan])
+    assert b.goal == goal
+
+
+def test_slew_keeps_an_explicit_mimic_offset_and_lands_on_the_goal_exactly():
+    b = _bridge(slew_rad_s=5.0, self_collision=False)
+    b.set_nominal_targets({"index_pip": 1.0, "index_dip": 0.95})  # 0.06 above the ratio
+    offset = 0.95 - 0.89 * 1.0
+    for _ in range(10):
+        b.step()
+        q = b.positions()
+        assert q["index_dip"] == pytest.approx(0.89 * q["index_pip"] + offset, abs=1e-12)
+    for _ in range(15):
+        b.step()
+    assert b.positions() == b.goal == b.applied  # exactly, mimic included
+
+
+def test_pd_drive_writes_the_slewed_targets_to_the_actuators():
+    hand = build_hand_model("g20_left", P, pd=True)
+    b = HandBridge(hand, HandBridgeCfg(pd_drive=True, slew_rad_s=5.0))
+    b.set_nominal_targets({"index_pip": 1.0, "thumb_mcp": 0.5})
+    b.step()
+    applied = b.applied
+    assert applied["index_pip"] == pytest.approx(0.05 + 0.05)  # one slew step from 0.05
+    for j, a in hand.actuator.items():
+        assert b.data.ctrl[a] == applied[j], j
+    assert len(hand.actuator) == len(P.active_joints)

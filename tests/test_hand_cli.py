@@ -1,14 +1,11 @@
 import json
 import time
-from pathlib import Path
 
 import pytest
 
 from mjscope.bridge.messages import JointState
 from mjscope.cli import main
 from mjscope.cli.hand import demo
-
-DDS = Path(__file__).resolve().parents[1] / "src/mjscope/bridge/transport/dds.py"
 
 
 @pytest.mark.parametrize("extra", [[], ["--pd-drive", "--hand-gravity"]])
@@ -90,7 +87,6 @@ def test_demo_writes_gif_and_strip(tmp_path):
     assert all(f.parent == tmp_path / "hand" and f.stat().st_size > 1000 for f in files)
 
 
-@pytest.mark.skipif(not DDS.exists(), reason="dds transport not available")
 def test_bridge_over_dds():
     from mjscope.bridge.transport import make_transport
     from mjscope.hand.bridge import TOPIC_CMD, TOPIC_STATE, HandBridge, HandBridgeCfg

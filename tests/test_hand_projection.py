@@ -3,11 +3,13 @@ import numpy as np
 import pytest
 
 from mjscope.hand._contacts import ContactCheck
+from mjscope.hand._groups import joint_groups, separation_rows
 from mjscope.hand.bridge import HandBridge, HandBridgeCfg
 from mjscope.hand.model import build_hand_model
 from mjscope.hand.profile import load_profile
 from mjscope.models import build_spec
 from mjscope.models.robots.g20_left_constants import MOUNT_POS
+from tests.utils import assert_close
 
 P = load_profile()
 TOL = 1e-3
@@ -150,3 +152,55 @@ def test_projection_is_deterministic_and_never_worse_than_tolerance():
         c.command_sdk(rng.uniform(0, 255, 20))
         c.step()
     assert np.array_equal(b.data.qpos, c.data.qpos)
+
+
+def test_worst_is_the_deepest_depth_and_skipping_a_yielding_chain_leaves_the_others():
+    raw = _bridge(projection=False)
+    raw.command_sdk(P.fist_command)
+    raw.step()
+    check, q, t = ContactCheck(raw.hand), raw.data.qpos.copy(), _thumb_chain(raw)
+    full, worst, _ = check.depths(q)
+    assert check.worst(q) == worst == max(full) > TOL
+    ylds = check.depths(q, yielding=t)[0]
+    others = max(d for c, d in enumerate(ylds) if c != t)
+    assert check.worst(q, skip=t) == others < worst  # the thumb's contacts left out
+    assert check.evaluations == 1
+
+
+def test_separation_rows_match_a_per_contact_jacobian():
+    raw = _bridge(projection=False)
+    raw.command_sdk(P.fist_command)
+    raw.step()
+    hand, t = raw.hand, _thumb_chain(raw)
+    check, g = ContactCheck(hand), joint_groups(hand)
+    members = np.flatnonzero(g.chain == t)
+    data = check.load(raw.data.qpos.copy())
+    rows, depth = separation_rows(hand.model, data, hand.geom_chain, t, g, members, 0.0)
+    m, expect, deep = hand.model, [], []
+    jp1, jp2 = np.zeros((3, m.nv)), np.zeros((3, m.nv))
+    for con in data.contact[: data.ncon]:  # one contact at a time, as the formula reads
+        if t not in hand.geom_chain[con.geom] or -con.dist <= 0.0:
+            continue
+        mujoco.mj_jac(m, data, jp1, None, con.pos, m.geom_bodyid[con.geom[0]])
+        mujoco.mj_jac(m, data, jp2, None, con.pos, m.geom_bodyid[con.geom[1]])
+        jn = con.frame[:3] @ (jp2 - jp1)
+        expect.append([jn[g.dof[k]] @ g.pattern[k] for k in members])
+        deep.append(-con.dist)
+    assert len(deep) >= 2 and rows.shape == (len(deep), members.size)
+    assert_close(rows, np.array(expect), atol=1e-12, what="separation rate [m/rad]")
+    assert_close(depth, np.array(deep), atol=0.0, what="depth [m]")
+
+
+def test_scene_contacts_without_a_finger_are_not_hand_contacts():
+    spec = build_spec("g20_left", mimic_equality=False)
+    body = spec.worldbody.add_body(name="crate", pos=[0.5, 0.5, 0.0])  # sunk into the floor
+    body.add_freejoint()
+    body.add_geom(type=mujoco.mjtGeom.mjGEOM_BOX, size=[0.05, 0.05, 0.05])
+    b = _bridge(spec, collide_all=False)
+    check, q = ContactCheck(b.hand), b.data.qpos.copy()
+    assert check.depths(q) == ([0.0] * len(b.hand.chain_qadr), 0.0, 0)
+    assert check.worst(q) == 0.0
+    assert check.data.ncon > 0  # MuJoCo does report the crate–floor contact
+    b.command_sdk(P.fist_command)
+    b.step()
+    assert b.last_projection is not None and b.last_projection.max_penetration <= TOL

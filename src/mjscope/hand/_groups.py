@@ -90,15 +90,18 @@ def separation_rows(
         ``(k,)`` penetration depths [m].
     """
     mujoco.mj_comPos(model, data)
+    n = data.ncon
+    con = data.contact
+    geom, dist = con.geom[:n], con.dist[:n]  # (n, 2), (n,) read in bulk
+    sel = np.flatnonzero((geom_chain[geom] == chain).any(axis=1) & (-dist > deeper_than))
+    pattern = np.zeros((model.nv, members.size))  # (nv, k) d qvel / d group driver
+    for i, g in enumerate(members):
+        pattern[groups.dof[g], i] = groups.pattern[g]
+    pos, normal, body = con.pos[:n], con.frame[:n, :3], model.geom_bodyid[geom]
     jp1, jp2 = np.zeros((3, model.nv)), np.zeros((3, model.nv))
-    rows, depth = [], []
-    for con in data.contact[: data.ncon]:
-        if chain not in geom_chain[con.geom] or -con.dist <= deeper_than:
-            continue
-        b1, b2 = (int(model.geom_bodyid[g]) for g in con.geom)
-        mujoco.mj_jac(model, data, jp1, None, con.pos, b1)
-        mujoco.mj_jac(model, data, jp2, None, con.pos, b2)
-        jn = con.frame[:3] @ (jp2 - jp1)  # (nv,) rate of separation along the normal
-        rows.append([jn[groups.dof[g]] @ groups.pattern[g] for g in members])
-        depth.append(-con.dist)
-    return np.array(rows).reshape(-1, members.size), np.array(depth)
+    rows = np.zeros((sel.size, members.size))
+    for r, i in enumerate(sel.tolist()):
+        mujoco.mj_jac(model, data, jp1, None, pos[i], int(body[i, 0]))
+        mujoco.mj_jac(model, data, jp2, None, pos[i], int(body[i, 1]))
+        rows[r] = normal[i] @ (jp2 - jp1) @ pattern  # rate of separation along the normal
+    return rows, -dist[sel]

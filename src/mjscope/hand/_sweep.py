@@ -41,6 +41,7 @@ class SweptAdvance:
         for g, adr in enumerate(groups.adr):
             self._adr_group[adr] = g
         self._frac = np.ones(len(groups.adr) + 1)  # scratch: fractions, then 1 for "none"
+        self._mov = np.zeros(len(groups.adr) + 1, dtype=bool)  # scratch: moving, then "none"
         self._group_chain = np.where(groups.chain >= 0, groups.chain, n_chains)  # (n_groups,)
         self._unchained = self._group_chain == n_chains  # (n_groups,) joints outside chains
         self._grouped = self._adr_group < len(groups.adr)  # (nq,) entries a group moves
@@ -48,6 +49,31 @@ class SweptAdvance:
     def pose(self, q_from: np.ndarray, q_to: np.ndarray, f: np.ndarray) -> np.ndarray:
         """``(nq,)`` the pose at group fractions ``f`` (exactly ``q_to`` where ``f = 1``)."""
         return self._pose(q_to, q_to - q_from, f)
+
+    def _rows(
+        self,
+        q0: np.ndarray,
+        q_to: np.ndarray,
+        dq: np.ndarray,
+        f: np.ndarray,
+        moving: np.ndarray,
+        ts: np.ndarray,
+        every: bool,
+    ) -> np.ndarray:
+        """``(len(ts), nq)`` sub-step poses: moving groups at each ``t``, the others at ``f``.
+
+        All moving (``every``): ``q0 + t · (q_to − q0)`` (the goal itself at ``t = 1``); else
+        as :meth:`_pose` (the same arithmetic, so a pose and its cache key are the same).
+        """
+        if every:
+            rows = q0 + ts[:, None] * (q_to - q0)
+            if ts[-1] == 1.0:
+                rows[-1] = q_to
+            return rows
+        self._frac[:-1] = f
+        self._mov[:-1] = moving
+        frac = np.where(self._mov[self._adr_group], ts[:, None], self._frac[self._adr_group])
+        return q_to - (1.0 - frac) * dq
 
     def _pose(self, q_to: np.ndarray, dq: np.ndarray, f: np.ndarray) -> np.ndarray:
         self._frac[:-1] = f
@@ -57,6 +83,13 @@ class SweptAdvance:
         self, q_from: np.ndarray, q_to: np.ndarray, order: list[int], yielding: int = NONE
     ) -> np.ndarray:
         """Fractions per joint group after the swept advance.
+
+        The poses of the remaining sub-steps are computed in one array operation and tested
+        in order with :meth:`ContactCheck.worst` (one cached evaluation each, no per-chain
+        work) until one is deep; only that one takes the per-chain path (bisection, stops).
+        Once the yielding chain has stopped, its contacts are left out of that test: they can
+        neither block nor stop another chain. The result is the same as testing each sub-step
+        with per-chain depths.
 
         Args:
             q_from: ``(nq,)`` penetration-free start.
@@ -68,33 +101,39 @@ class SweptAdvance:
         Returns:
             ``(n_groups,)`` fractions.
         """
-        tol = self.tol
+        tol, check = self.tol, self.check
         dq = q_to - q_from
-        n = max(1, math.ceil(float(np.max(np.abs(dq[self._adr]), initial=0.0)) / self.step - 1e-9))
+        span = float(np.abs(dq[self._adr]).max()) if self._adr.size else 0.0
+        n = max(1, math.ceil(span / self.step - 1e-9))
         q0 = np.where(self._grouped, q_from, q_to)  # joints outside groups start at the goal
-        dq0 = q_to - q0
+        ts = np.arange(n + 1) / n  # (n + 1,) sub-step fractions k / n
+        ts[n] = 1.0
         f = np.zeros(self._frac.size - 1)
         chains = range(len(self.chain_groups))
         stopped = np.zeros(len(self.chain_groups) + 1, dtype=bool)  # last: groups of no chain
         moving = np.ones(f.size, dtype=bool)
         touch = 0.0
-        for k in range(1, n + 1):
-            t = 1.0 if k == n else k / n
-            if moving.all():  # the common case: one fraction for every group
-                trial = np.full(f.size, t)
-                q = q_to if k == n else q0 + t * dq0
-            else:
-                trial = np.where(moving, t, f)
-                q = self._pose(q_to, dq, trial)
-            depth = self.check.depths(q, yielding)[0]
-            if max(depth, default=0.0) <= tol:
-                f = trial
-                continue
+        k, skip, every = 1, NONE, True
+        while k <= n:
+            rows = self._rows(q0, q_to, dq, f, moving, ts[k:], every)  # sub-steps k..n
+            free = 0
+            for q in rows:  # the common case: free sub-steps, one cheap test each (a stopped
+                if check.worst(q, skip) > tol:  # yielding chain's contacts change nothing)
+                    break
+                free += 1
+            if free:
+                f = np.where(moving, ts[k + free - 1], f)
+                k += free
+            if k > n:
+                break
+            t = float(ts[k])
+            trial = np.where(moving, t, f)
+            depth = check.depths(rows[free], yielding)[0]
             blocked = [c for c in chains if c != yielding and not stopped[c] and depth[c] > tol]
             if blocked:
                 active = [c for c in chains if not stopped[c]]
                 trial = self._resolve(q_to, dq, f, trial, blocked, active, t, order, yielding)
-                depth = self.check.depths(self._pose(q_to, dq, trial), yielding)[0]
+                depth = check.depths(self._pose(q_to, dq, trial), yielding)[0]
             touched = yielding != NONE and not stopped[yielding] and depth[yielding] > tol
             if touched:  # the yielding chain touched: it stops there (found after the sweep)
                 groups = self.chain_groups[yielding]
@@ -104,7 +143,10 @@ class SweptAdvance:
                 stopped[self._group_chain[moving & (trial < t)]] = True
                 stopped[-1] = False
                 moving = ~stopped[self._group_chain]
+                every = bool(moving.all())
+                skip = yielding if yielding != NONE and stopped[yielding] else NONE
             f = trial
+            k += 1
             if not moving.any():
                 break
         if touch > 0.0:  # settle it against the others' final poses; if they pushed into it,
@@ -127,17 +169,19 @@ class SweptAdvance:
     ) -> np.ndarray:
         """Blocked chains bisected together; one at a time (``order``) if that leaves a contact."""
         sel = [self.chain_groups[c][trial[self.chain_groups[c]] >= t] for c in blocked]
+        idx = np.concatenate(sel)  # the blocked chains' moving groups, all at once
+        owner = np.repeat(np.arange(len(sel)), [g.size for g in sel])  # (len(idx),) chain no.
+        base = f[idx]
+        span = t - base
         lo, hi = np.zeros(len(blocked)), np.ones(len(blocked))
         cur = trial.copy()
         for _ in range(self.iters):
             mid = 0.5 * (lo + hi)
-            for i, groups in enumerate(sel):
-                cur[groups] = f[groups] + mid[i] * (t - f[groups])
+            cur[idx] = base + mid[owner] * span
             depth = self.check.depths(self._pose(q_to, dq, cur), yielding)[0]
             free = np.array([depth[c] <= self.tol for c in blocked])
             lo, hi = np.where(free, mid, lo), np.where(free, hi, mid)
-        for i, groups in enumerate(sel):
-            cur[groups] = f[groups] + lo[i] * (t - f[groups])
+        cur[idx] = base + lo[owner] * span
         depth = self.check.depths(self._pose(q_to, dq, cur), yielding)[0]
         if all(depth[c] <= self.tol for c in active if c != yielding):
             return cur

@@ -22,14 +22,9 @@ from mjscope.bridge.messages import JointState, Stamp
 from mjscope.bridge.transport.base import Publisher, Subscriber, Transport
 from mjscope.bridge.validation import InvalidFrame, RejectCounter
 from mjscope.exceptions import MjscopeError, UnknownNameError
+from mjscope.hand._targets import TargetMap
 from mjscope.hand.commands import CommandParser
-from mjscope.hand.mapping import (
-    clamp_to_limits,
-    complete_mimic_positions,
-    open_hand_command,
-    sdk_range_to_full_urdf_positions,
-    urdf_positions_to_sdk_range,
-)
+from mjscope.hand.mapping import open_hand_command, urdf_positions_to_sdk_range
 from mjscope.hand.model import HandModel
 from mjscope.hand.projection import PenetrationProjector, ProjectionResult
 
@@ -91,21 +86,43 @@ class HandBridge:
         self.recoveries = 0
         self._substeps = max(1, round(self.cfg.control_dt / self.model.opt.timestep))
         self._next_pub = self.cfg.control_dt  # first state after the first step
-        self._open = self._clamped(
-            sdk_range_to_full_urdf_positions(open_hand_command(self.profile), self.profile)
-        )
-        self.goal: dict[str, float] = dict(self._open)
-        self.applied: dict[str, float] = dict(self._open)
-        self.track_nominal: dict[str, float] = {
-            j: self._open[j] for j in self.profile.active_joints
-        }
+        self._map = TargetMap(hand)
+        self._open = self._map.clamp(self._map.from_sdk(open_hand_command(self.profile)))
+        self._goal = self._open.copy()  # (n_joints,) [rad], TargetMap order
+        self._applied = self._open.copy()  # (n_joints,) [rad]
+        self._track = self._open[: self._map.n_active].copy()  # (n_active,) [rad]
         self._reset_pose()
         self._setup_io(transport)
 
+    # ---- targets --------------------------------------------------------------------------
+    @property
+    def goal(self) -> dict[str, float]:
+        """The goal [rad] by profile joint name (active and mimic)."""
+        return self._map.to_dict(self._goal)
+
+    @property
+    def applied(self) -> dict[str, float]:
+        """The targets last written (slewed, projected) [rad] by profile joint name."""
+        return self._map.to_dict(self._applied)
+
+    @property
+    def track_nominal(self) -> dict[str, float]:
+        """The active joints' nominal targets [rad] (``tracking_error`` compares with them)."""
+        return self._map.to_dict(self._track, active_only=True)
+
     # ---- commands -------------------------------------------------------------------------
     def command_sdk(self, values: npt.ArrayLike) -> None:
-        """Set the goal from 20 raw slot values (clamped to 0..255)."""
-        self.set_nominal_targets(sdk_range_to_full_urdf_positions(values, self.profile))
+        """Set the goal from 20 raw slot values (clamped to 0..255).
+
+        Raises:
+            MjscopeError: A value is not finite.
+        """
+        q = self._map.from_sdk(values)
+        if not np.isfinite(q).all():
+            bad = np.flatnonzero(~np.isfinite(q))
+            j = self._map.names[int(bad[0])]
+            raise MjscopeError(f"target {q[bad[0]]} for {j!r} is not finite; send 0..255 values")
+        self._set_goal(self._map.clamp(q))
 
     def set_nominal_targets(self, positions: Mapping[str, float]) -> None:
         """Set the goal from joint targets [rad]; missing active joints keep their goal.
@@ -122,12 +139,11 @@ class HandBridge:
                 raise UnknownNameError("hand joint", j, self.profile.all_joints)
             if not math.isfinite(v):
                 raise MjscopeError(f"target {v} for {j!r} is not finite; send a number [rad]")
-        active = set(self.profile.active_joints)
-        merged = {j: self.goal[j] for j in self.profile.active_joints}
-        merged.update({j: float(v) for j, v in positions.items() if j in active})
-        merged.update({j: float(v) for j, v in positions.items() if j not in active})
-        self.goal = self._clamped(complete_mimic_positions(merged, self.profile))
-        self.track_nominal = {j: self.goal[j] for j in self.profile.active_joints}
+        self._set_goal(self._map.clamp(self._map.merge(self._goal, positions)))
+
+    def _set_goal(self, q: np.ndarray) -> None:
+        self._goal = q
+        self._track = q[: self._map.n_active].copy()
 
     def handle_legacy(self, msg: object) -> bool:
         """Apply a legacy command message; a bad frame is counted and changes nothing."""
@@ -165,32 +181,29 @@ class HandBridge:
         """Slew toward the goal and write the result (hard-write or PD)."""
         self._slew()
         if self.cfg.pd_drive:
-            for j, a in self.hand.actuator.items():
-                self.data.ctrl[a] = self.applied[j]
+            self.data.ctrl[self._map.actuator] = self._applied[self._map.actuated]
             for _ in range(self._substeps):
                 mujoco.mj_step(self.model, self.data)
         else:
             self._hard_write()
 
     def _slew(self) -> None:
+        """Active joints move at most ``slew · dt`` toward the goal; mimic re-completed."""
         max_step = self.cfg.slew_rad_s * self.cfg.control_dt
-        new = {}
-        for j in self.profile.active_joints:
-            a, g = self.applied[j], self.goal[j]
-            new[j] = g if max_step <= 0 else a + min(max(g - a, -max_step), max_step)
-        for m in self.profile.mimic:  # re-complete, keeping an explicit goal's offset
-            offset = self.goal[m.joint] - m.ratio * self.goal[m.driver]
-            new[m.joint] = m.ratio * new[m.driver] + offset
-        self.applied = self._clamped(new)
+        if max_step <= 0:  # instant: the goal exactly
+            self._applied = self._goal.copy()
+        else:
+            self._applied = self._map.clamp(self._map.slew(self._applied, self._goal, max_step))
 
     def _hard_write(self) -> None:
-        q_to = self.data.qpos.copy()
-        for j, v in self.applied.items():
-            q_to[self.hand.qadr[j]] = v
+        adr = self._map.qadr
+        q_from = self.data.qpos.copy()
+        q_to = q_from.copy()
+        q_to[adr] = self._applied
         if self.cfg.self_collision:
-            self.last_projection = self.projector.project(self.data.qpos.copy(), q_to)
+            self.last_projection = self.projector.project(q_from, q_to)
             q_to = self.last_projection.qpos
-            self.applied = {j: float(q_to[a]) for j, a in self.hand.qadr.items()}
+            self._applied = q_to[adr]
         self.data.qpos[:] = q_to
         self.data.qvel[:] = 0.0
         mujoco.mj_forward(self.model, self.data)
@@ -207,31 +220,27 @@ class HandBridge:
                 return False
         logger.warning("hand state invalid (non-finite or diverged): reset to open")
         self.recoveries += 1
-        self.goal, self.applied = dict(self._open), dict(self._open)
-        self.track_nominal = {j: self._open[j] for j in self.profile.active_joints}
+        self._set_goal(self._open.copy())
+        self._applied = self._open.copy()
         self._reset_pose()
         return True
 
     def _reset_pose(self) -> None:
         mujoco.mj_resetData(self.model, self.data)
-        for j, v in self.applied.items():
-            self.data.qpos[self.hand.qadr[j]] = v
-        for j, a in self.hand.actuator.items():
-            self.data.ctrl[a] = self.applied[j]
+        self.data.qpos[self._map.qadr] = self._applied
+        self.data.ctrl[self._map.actuator] = self._applied[self._map.actuated]
         mujoco.mj_forward(self.model, self.data)
-
-    def _clamped(self, positions: Mapping[str, float]) -> dict[str, float]:
-        return clamp_to_limits(positions, self.hand.limits, self.profile.limit_margin)
 
     # ---- state ----------------------------------------------------------------------------
     def positions(self) -> dict[str, float]:
         """Current joint positions [rad] by profile name."""
-        return {j: float(self.data.qpos[a]) for j, a in self.hand.qadr.items()}
+        return self._map.to_dict(self.data.qpos[self._map.qadr])
 
     def tracking_error(self) -> tuple[float, float]:
         """(max, mean) |q_sim − q_nominal| over the active joints [rad]."""
-        err = [abs(self.data.qpos[self.hand.qadr[j]] - v) for j, v in self.track_nominal.items()]
-        return (float(max(err)), float(np.mean(err))) if err else (0.0, 0.0)
+        n = self._map.n_active
+        err = np.abs(self.data.qpos[self._map.qadr[:n]] - self._track)
+        return (float(err.max()), float(err.mean())) if n else (0.0, 0.0)
 
     def state(self) -> JointState:
         """The joint state (model names, positions [rad], velocities [rad/s])."""

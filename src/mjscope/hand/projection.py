@@ -107,11 +107,14 @@ class PenetrationProjector:
             self._check, self._g, hand.model.nq, self.tol, self.iters, self.sweep_step
         )
         self._n = len(hand.chain_qadr)
+        self._chain_of = np.full(hand.model.nq, -1)  # (nq,) chain of each entry, -1: none
+        for c, adr in enumerate(hand.chain_qadr):
+            self._chain_of[adr] = c
         thumb = hand.qadr[hand.profile.active_joints[0]]
         self._thumb = [c for c, a in enumerate(hand.chain_qadr) if thumb in a]
         self._fingers = [c for c in range(self._n) if c not in self._thumb]
         self._rest = _open_pose(hand)  # (nq,) the open hand: where a yielding thumb backs off to
-        self._last: tuple[np.ndarray, np.ndarray, ProjectionResult] | None = None
+        self._last: tuple[bytes, ProjectionResult] | None = None  # (q_from, q_to) bytes
 
     def depths(self, qpos: np.ndarray) -> tuple[np.ndarray, float, int]:
         """Per-chain penetration depth of a pose.
@@ -136,11 +139,12 @@ class PenetrationProjector:
         Returns:
             The projected pose and its contact summary.
         """
+        key = q_from.tobytes() + q_to.tobytes()
         last = self._last
-        if last is not None and np.array_equal(last[0], q_from) and np.array_equal(last[1], q_to):
-            return last[2]._replace(qpos=last[2].qpos.copy(), evaluations=0)  # held against contact
+        if last is not None and last[0] == key:
+            return last[1]._replace(qpos=last[1].qpos.copy(), evaluations=0)  # held against contact
         result = self._project(q_from, q_to)
-        self._last = (q_from.copy(), q_to.copy(), result)
+        self._last = (key, result)
         return result
 
     def _project(self, q_from: np.ndarray, q_to: np.ndarray) -> ProjectionResult:
@@ -153,11 +157,8 @@ class PenetrationProjector:
         if q is None:
             q = self._sweep_all(q_from, q_to)
         _, worst, ncon = self._check.depths(q)
-        limited = tuple(
-            self.hand.chain_names[c]
-            for c in range(self._n)
-            if np.any(q[self.hand.chain_qadr[c]] != q_to[self.hand.chain_qadr[c]])
-        )
+        short = set(self._chain_of[q != q_to].tolist())  # chains not at their goal
+        limited = tuple(self.hand.chain_names[c] for c in range(self._n) if c in short)
         return ProjectionResult(q, worst, ncon, limited, self._check.evaluations - start)
 
     def _thumb_yields(self, q_from: np.ndarray, q_to: np.ndarray) -> bool:
