@@ -82,7 +82,7 @@ def build(
         add_light(spec, pos=(0.3, 0.45, 1.6))
         target = np.add(c.MOUNT_POS, (0.04, -0.04, 0.12))  # the seed's COMPARE_LOOKAT
         elev = np.deg2rad(12.0)
-        eye = target + 0.34 * np.array([np.cos(elev), 0.0, np.sin(elev)])
+        eye = target + 0.46 * np.array([np.cos(elev), 0.0, np.sin(elev)])  # whole hand in view
         add_camera(spec, "compare", pos=eye.tolist(), target=target.tolist())
         set_offscreen_size(spec, 1280, 960)
     return spec
