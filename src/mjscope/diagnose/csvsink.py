@@ -83,6 +83,7 @@ class ForkedCsvSink:
     def __init__(self, path: Path, header: str, fmt: str, ncol: int) -> None:
         fh = open_csv(path, header)
         data_r, self._w = os.pipe()
+        _grow_pipe(self._w)
         self._err_r, err_w = os.pipe()
         self.pid = os.fork()
         if self.pid == 0:  # pragma: no cover - runs in the child
@@ -120,6 +121,16 @@ def make_sink(
     if forked and hasattr(os, "fork"):
         return ForkedCsvSink(path, header, fmt, ncol)
     return CsvSink(path, header, fmt)
+
+
+def _grow_pipe(fd: int) -> None:
+    """Let a whole block fit in the pipe (Linux), so the parent's write never waits."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), 1 << 20)
+    except (ImportError, OSError):  # other systems, or a lower pipe-max-size: default size
+        pass
 
 
 def _write_all(fd: int, data: bytes | memoryview) -> None:
