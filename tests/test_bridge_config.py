@@ -75,5 +75,8 @@ def test_render_config_rejects_unknown_keys_and_bad_rates(tmp_path: Path) -> Non
     p.write_text("render_rate_hz: -5\n")
     with pytest.raises(ConfigError, match="positive"):
         load_render_cfg(p)
+    p.write_text("publisher_check_interval_s: .nan\n")
+    with pytest.raises(ConfigError, match="publisher_check_interval_s = nan must be a positive"):
+        load_render_cfg(p)
     with pytest.raises(ConfigError, match="not found"):
         load_render_cfg(tmp_path / "nope.yaml")

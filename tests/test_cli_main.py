@@ -34,5 +34,35 @@ def test_unknown_benchmark_is_one_line(capsys) -> None:
     assert len(err) == 1 and "unknown benchmark" in err[0]
 
 
-def test_parser_builds() -> None:
-    assert build_parser().prog == "mjscope"
+def test_every_subcommand_has_a_handler() -> None:
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    choices = sub.choices  # type: ignore[attr-defined]
+    assert {"models", "demo", "bench", "diagnose"} <= set(choices)
+    for name, p in choices.items():
+        assert callable(p.get_default("func")), name
+
+
+def test_bench_json_path_checked_before_running(tmp_path, capsys) -> None:
+    bench = tmp_path / "benchmarks"
+    bench.mkdir()
+    marker = tmp_path / "ran"
+    (bench / "bench_probe.py").write_text(
+        f"def run(quick=False):\n    open({str(marker)!r}, 'w').close()\n"
+        "    return [{'metric': 'm', 'value': 1.0, 'unit': 'x', 'ratio': 1.0}]\n"
+    )
+    rc = main(["bench", "--dir", str(bench), "--json", str(tmp_path)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and "is a folder" in err[0]
+    assert not marker.exists()
+    out = tmp_path / "rows.json"
+    assert main(["bench", "--dir", str(bench), "--json", str(out)]) == 0
+    assert marker.exists() and '"ratio": 1.0' in out.read_text()
+
+
+def test_demo_unknown_part_is_one_line_and_writes_nothing(tmp_path, capsys) -> None:
+    out = tmp_path / "demo-out"
+    assert main(["demo", "--only", "nope", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "unknown demo part 'nope'" in err[0] and "diagnose" in err[0]
+    assert not out.exists()

@@ -144,3 +144,51 @@ def test_demo_part_writes_gif_strip_and_report(tmp_path: Path) -> None:
     assert all(f.parent == tmp_path / "mirror" and f.stat().st_size > 0 for f in files)
     rep = json.loads((tmp_path / "mirror" / "mirror_report.json").read_text())
     assert rep["ready"]
+
+
+def test_recorder_keeps_an_earlier_file_unless_a_run_completes(tmp_path: Path) -> None:
+    from mjscope.cli._mirror_run import Recorder
+
+    out = tmp_path / "v.gif"
+    out.write_bytes(b"earlier run")
+    frame = np.full((16, 16, 3), 200, np.uint8)
+    empty = Recorder(out, fps=10.0)
+    empty.close()  # nothing recorded (the mirror never got ready)
+    failed = Recorder(out, fps=10.0)
+    failed.add(frame)
+    failed.close(keep=False)  # the run raised
+    assert out.read_bytes() == b"earlier run"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["v.gif"]  # no part file left
+    ok = Recorder(out, fps=10.0)
+    for i in range(3):
+        ok.add(frame // (i + 1))  # distinct frames (a GIF merges identical ones)
+    ok.close()
+    assert iio.imread(out, index=None).shape == (3, 16, 16, 3)
+
+
+def test_report_write_failures_are_one_line_errors(tmp_path: Path, capsys) -> None:
+    from mjscope.cli.mirror import _write_report
+    from mjscope.exceptions import OutputError
+
+    (tmp_path / "r.json").mkdir()
+    argv = ["mirror", "--demo", "--viewer", "none", "--duration", "0.2"]
+    assert main([*argv, "--report", str(tmp_path / "r.json")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "r.json" in err and "is a folder" in err
+    with pytest.raises(OutputError, match=r"cannot write .*gone.*r\.json.*choose another path"):
+        _write_report({"ready": True}, tmp_path / "gone" / "r.json")
+
+
+def test_transport_options_follow_ros_domain_id(monkeypatch) -> None:
+    from mjscope.cli._bus import transport_options
+    from mjscope.exceptions import MjscopeError
+
+    monkeypatch.setenv("ROS_DOMAIN_ID", "7")
+    assert transport_options("dds", None) == {"domain_id": 7}
+    assert transport_options("dds", 3) == {"domain_id": 3}  # --domain-id wins
+    assert transport_options("inproc", None) == {}
+    monkeypatch.setenv("ROS_DOMAIN_ID", "")
+    assert transport_options("dds", None) == {"domain_id": 0}
+    monkeypatch.setenv("ROS_DOMAIN_ID", "seven")
+    with pytest.raises(MjscopeError, match=r"ROS_DOMAIN_ID='seven' is not a number"):
+        transport_options("dds", None)

@@ -60,3 +60,10 @@ def test_read_yaml_errors(tmp_path: Path) -> None:
     lst.write_text("- 1\n- 2\n")
     with pytest.raises(ConfigError, match="must hold a mapping"):
         read_yaml(lst)
+
+
+def test_read_yaml_binary_file_is_a_config_error(tmp_path: Path) -> None:
+    binary = tmp_path / "bin.yaml"
+    binary.write_bytes(b"\xff\xfe: 1\n")
+    with pytest.raises(ConfigError, match="not UTF-8 text"):
+        read_yaml(binary)

@@ -69,6 +69,7 @@ BAD = {
         '<joint name="s" type="slide" axis="0 0 1" stiffness="1e20" springref="1"/>'
         '<geom size=".05" contype="0" conaffinity="0"/></body>'
     ),
+    "TIMESTEP_NONPOSITIVE": xml(BALL.format(a=""), option='timestep="0"'),
     "SOLVER_ITER_CAP": xml(
         BALL.format(a="") + '<body pos=".3 0 .1"><freejoint/><geom size=".1"/></body>',
         option='iterations="1" tolerance="1e-30" solver="CG"',

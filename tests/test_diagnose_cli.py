@@ -1,5 +1,6 @@
 import json
 
+import numpy as np
 import pytest
 
 from mjscope.cli import main
@@ -115,6 +116,9 @@ def test_bad_inputs_one_line(tmp_path, capsys):
     assert "not numeric" in _err(capsys, ["diagnose", "fourbar", "--set", "option.timestep=a,b"])
     for e in (_err(capsys, ["diagnose", "fourbar", "--key", "nope"]),):
         assert "keyframe" in e and "\n" not in e
+    for scale in ("nan", "-1"):
+        e = _err(capsys, ["diagnose", "fourbar", "--ctrl", "noise", "--noise-scale", scale])
+        assert "--noise-scale" in e and "\n" not in e
 
 
 def test_unwritable_output(tmp_path, capsys):
@@ -168,3 +172,64 @@ def test_fail_on_levels(tmp_path, capsys):
     assert main(base) == 0  # warnings only
     assert main([*base, "--fail-on", "warning"]) == 1
     assert "SOLREF_CLAMPED" in capsys.readouterr().out
+
+
+def _csv(path, text: str) -> str:
+    path.write_bytes(text.encode("latin-1"))
+    return str(path)
+
+
+def test_compare_odd_csvs_are_one_line_or_different(tmp_path, capsys):
+    xy = _csv(tmp_path / "xy.csv", "time [s],x [m],y [m]\n0,1,2\n0.1,1,2\n")
+    pq = _csv(tmp_path / "pq.csv", "p [m],q [m]\n1,2\n")
+    xz = _csv(tmp_path / "xz.csv", "time [s],x [m],z [m]\n0,1,5\n0.1,1,5\n")
+    assert "share no column" in _err(capsys, ["diagnose", "compare", xy, pq])
+    assert "empty file" in _err(capsys, ["diagnose", "compare", _csv(tmp_path / "e.csv", ""), xy])
+    binary = _csv(tmp_path / "b.csv", "\xff\xfe,\x00\n")
+    assert "not a numeric diagnose CSV" in _err(capsys, ["diagnose", "compare", binary, xy])
+    assert "must be a number" in _err(capsys, ["diagnose", "compare", xy, xy, "--tol", "nan"])
+    # Shared columns agree, but y and z exist in one file only: not the same recording.
+    rc = main(["diagnose", "compare", xy, xz, "--plot", str(tmp_path / "p")])
+    out = capsys.readouterr().out
+    assert rc == 1 and "only in A: y" in out and "only in B: z" in out and "DIFFERENT" in out
+    assert (tmp_path / "p" / "compare.png").stat().st_size > 1000
+    assert main(["diagnose", "compare", xy, xy]) == 0
+
+
+def test_plot_overlay_indexes_each_file_by_its_own_columns(tmp_path, monkeypatch):
+    from mjscope.diagnose import plots
+
+    figs = []
+    monkeypatch.setattr(plots._pyplot(), "close", figs.append)  # keep the figure to inspect
+    a = (["time", "x", "y"], np.array([[0.0, 1.0, 2.0], [1.0, 3.0, 4.0]]))
+    b = (["time", "y"], np.array([[0.0, 20.0], [1.0, 40.0]]))  # y is B's column 1, not 2
+    plots.plot_overlay(a, b, ("A", "B"), tmp_path)
+    drawn = [line.get_ydata().tolist() for ax in figs[0].axes for line in ax.lines]
+    assert drawn == [[2.0, 4.0], [20.0, 40.0]]
+
+
+def test_sweep_rejects_zero_steps_and_outputs_that_are_folders(tmp_path, capsys):
+    err = _err(capsys, ["diagnose", "fourbar", "--set", "option.timestep=0.001", "--steps", "0"])
+    assert "--steps 0" in err
+    for flag in ("--json", "--csv"):
+        err = _err(capsys, ["diagnose", "fourbar", "--steps", "10", flag, str(tmp_path)])
+        assert "is a folder" in err and "\n" not in err
+
+
+INF_ACC = """<mujoco><worldbody><body name="b" pos="0 0 1">
+<joint name="s" type="slide" axis="0 0 1"/><site name="imu"/><geom size=".05" mass="0.001"/>
+</body></worldbody><actuator><motor joint="s" gear="1e308" ctrlrange="-1 1"/></actuator>
+<sensor><accelerometer site="imu"/></sensor></mujoco>"""
+
+
+def test_json_of_a_run_with_infinite_sensor_values_is_strict(tmp_path, capsys):
+    p, js = tmp_path / "inf.xml", tmp_path / "inf.json"
+    p.write_text(INF_ACC)
+    rc = main(["diagnose", str(p), "--ctrl", "noise", "--steps", "50", "--json", str(js)])
+    assert rc == 1 and "diverged" in capsys.readouterr().out
+
+    def reject(token: str) -> None:
+        raise AssertionError(f"non-JSON number {token} in the report")
+
+    rep = json.loads(js.read_text(), parse_constant=reject)
+    assert rep["rollout"]["sensors"][0]["max"] == [None, None, None]

@@ -158,3 +158,45 @@ def test_forked_and_inprocess_csv_identical(tmp_path):
     run_rollout(load("fourbar"), RolloutCfg(steps=900, csv=a, block_rows=128))  # forked writer
     run_rollout(load("fourbar"), RolloutCfg(steps=900, csv=b, block_rows=4096))  # in process
     assert a.read_bytes() == b.read_bytes()
+
+
+FALL = """<mujoco><option timestep="0.01" integrator="Euler"/><worldbody>
+<body pos="0 0 10"><freejoint/><geom size=".1"/></body></worldbody></mujoco>"""
+
+
+def test_row_time_is_the_time_of_the_recorded_state(tmp_path):
+    """Free fall, semi-implicit Euler: z_k = z0 − g·h²·k(k+1)/2 and v_k = −g·h·k at t = k·h."""
+    m = mujoco.MjModel.from_xml_string(FALL)
+    csv = tmp_path / "fall.csv"
+    run_rollout(m, RolloutCfg(steps=50, csv=csv))
+    names, rows = read_csv(csv)
+    t, z, ke = (rows[:, names.index(c)] for c in ("time", "com_z", "energy_kinetic"))
+    h, g, mass = 0.01, 9.81, float(m.body_mass[1])
+    k = np.round(t / h)
+    assert_close(k, np.arange(50), atol=1e-9, what="row k describes t = k·h")
+    assert_close(z, 10.0 - g * h * h * k * (k + 1) / 2, atol=1e-9, what="com_z")
+    assert_close(ke, 0.5 * mass * (g * h * k) ** 2, rtol=1e-9, atol=1e-12, what="kinetic")
+
+
+def test_duration_needs_a_positive_timestep_and_finite_value():
+    from mjscope.diagnose.rollout import steps_for
+    from mjscope.exceptions import ConfigError
+
+    m = mujoco.MjModel.from_xml_string(FALL)
+    assert steps_for(m, None, 0.05) == 5
+    for bad in (0.0, -1.0, float("inf"), float("nan")):
+        with pytest.raises(ConfigError, match="--duration"):
+            steps_for(m, None, bad)
+    m.opt.timestep = 0.0
+    with pytest.raises(ConfigError, match=r"timestep > 0.*--steps"):
+        steps_for(m, None, 1.0)
+
+
+def test_compare_nan_and_inf_semantics():
+    inf, nan = np.inf, np.nan
+    a = (["time", "x"], np.array([[0.0, inf], [1.0, nan], [2.0, nan], [3.0, 1.0]]))
+    b = (["time", "x"], np.array([[0.0, inf], [1.0, nan], [2.0, 5.0], [3.0, 1.0]]))
+    res = compare(a, b, 1e-9)
+    x = next(c for c in res["columns"] if c["name"] == "x")
+    assert x == {"name": "x", "max_deviation": inf, "first_diverging_step": 2}
+    assert compare(a, a, 0.0)["passed"]  # same infinities and NaNs in the same places

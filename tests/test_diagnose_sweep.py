@@ -52,3 +52,17 @@ def test_parse_set_fuzz_only_config_errors(text):
             applier(sw, v)(spec)
         except ConfigError:
             pass
+
+
+def test_two_sweeps_of_one_attribute_write_distinct_csvs(tmp_path):
+    from mjscope.diagnose.rollout import RolloutCfg
+    from mjscope.diagnose.sweep import run_sweeps
+    from mjscope.models import LoadOptions
+
+    sweeps = [parse_set("geom:FR_foot.friction=1;0.5"), parse_set("geom:FL_foot.friction=0.8")]
+    base = RolloutCfg(steps=20, csv=tmp_path / "run.csv")
+    runs = run_sweeps("quadruped", LoadOptions(), sweeps, base, jobs=1)
+    assert [r.value for r in runs] == ["1", "0.5", "0.8"]
+    written = sorted(p.name for p in tmp_path.glob("run_*.csv"))
+    assert written == ["run_friction0.csv", "run_friction1.csv", "run_friction2.csv"]
+    assert all(len((tmp_path / n).read_text().splitlines()) == 21 for n in written)

@@ -72,6 +72,30 @@ def test_bad_values(tmp_path: Path) -> None:
         load_scene(_write(tmp_path, {"duration": "long", "planner": {"kind": "circle"}}))
 
 
+@pytest.mark.parametrize(
+    ("data", "match"),
+    [
+        ({"duration": float("nan")}, r"s\.yaml\.duration is nan; give a finite number"),
+        ({"controller": {"impedance": {"kp_pos": [float("nan"), 1, 1]}}}, r"kp_pos\[0\] is nan"),
+        ({"gate": {"max_peak_force": float("inf")}}, r"gate\.max_peak_force is inf"),
+        ({"duration": -1.0}, r"duration must be > 0, got -1\.0"),
+        ({"tool": {"mass": -0.3}}, r"tool\.mass must be > 0, got -0\.3"),
+        ({"controller": {"impedance": {"kp_pos": [-1, 1, 1]}}}, r"kp_pos must be >= 0"),
+        ({"controller": {"friction_comp": {"torque_eps": 0}}}, r"torque_eps must be > 0"),
+        ({"dock": {"depth": 0}, "planner": {"kind": "two_segment"}}, r"dock\.depth must be > 0"),
+        ({"dock": {"clearance": -0.001}}, r"dock\.clearance must be >= 0"),
+        ({"planner": {"kind": "quintic", "approach_time": 0}}, r"approach_time must be > 0"),
+        ({"planner": {"kind": "circle", "hold": -1}}, r"planner\.hold must be >= 0"),
+    ],
+)
+def test_non_finite_and_out_of_range_numbers_rejected(
+    tmp_path: Path, data: dict, match: str
+) -> None:
+    data = {"planner": {"kind": "circle"}, **data}
+    with pytest.raises(ConfigError, match=match):
+        load_scene(_write(tmp_path, data))
+
+
 def test_unknown_scene_name_and_missing_file() -> None:
     with pytest.raises(UnknownNameError, match="unknown scene 'nope'; known: fr3_docking"):
         load_scene("nope")

@@ -72,6 +72,30 @@ def test_user_errors_are_one_line_exit_2(argv, match, capsys, monkeypatch):
     assert match in err and err.count("\n") == 1 and "Traceback" not in err
 
 
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ("sdk: [" + ", ".join(["300"] + ["0"] * 19) + "]\n", "sdk value 300 outside 0..255"),
+        ("sdk: [" + ", ".join(["-1"] * 20) + "]\n", "sdk value -1 outside 0..255"),
+        ("", "empty command"),
+        ("sdk: [1, 2\n", "not valid YAML"),
+    ],
+)
+def test_bad_command_files_are_one_line_errors(text, match, tmp_path, capsys):
+    cmd = tmp_path / "cmd.yaml"
+    cmd.write_text(text)
+    assert main(["hand", "--command", str(cmd)]) == 2
+    err = capsys.readouterr().err
+    assert match in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_unwritable_report_fails_before_the_run(tmp_path, capsys):
+    (tmp_path / "r.json").mkdir()
+    assert main(["hand", "--track-test", "--report", str(tmp_path / "r.json")]) == 2
+    out, err = capsys.readouterr()
+    assert "is a folder" in err and err.count("\n") == 1 and "track test" not in out
+
+
 def test_live_inproc_run_with_recording(tmp_path, capsys):
     gif, report = tmp_path / "live.gif", tmp_path / "live.json"
     argv = ["hand", "--transport", "inproc", "--duration", "0.2", "--record", str(gif)]

@@ -55,6 +55,10 @@ def _write(tmp_path: Path, change) -> Path:
             "gains for 'bogus'",
         ),
         (lambda d: d.update(colour="red"), "unknown key"),
+        (
+            lambda d: d["gains"]["default"].update(stiffness=float("nan")),
+            "must all be finite and > 0",
+        ),
     ],
 )
 def test_invalid_profiles_are_clear_errors(tmp_path, change, match):

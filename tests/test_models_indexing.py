@@ -49,3 +49,14 @@ def test_scalar_addresses_reject_free_joints(model: mujoco.MjModel) -> None:
     np.testing.assert_array_equal(idx.scalar_qpos_addresses(["slide", "hinge"]), [11, 12])
     with pytest.raises(MjscopeError, match="qpos_slice"):
         idx.scalar_qpos_addresses(["free"])
+
+
+def test_unnamed_joint_cannot_shadow_a_named_one() -> None:
+    m = mujoco.MjModel.from_xml_string(
+        '<mujoco><worldbody><body><joint name="joint1" type="slide"/><geom size=".1"/>'
+        '<body pos="0 0 .3"><joint type="slide"/><geom size=".1"/></body></body>'
+        "</worldbody></mujoco>"
+    )
+    idx = JointIndex(m)
+    assert idx.names == ["joint1", "joint#1"]
+    assert (idx["joint1"].qpos, idx["joint#1"].qpos) == (0, 1)

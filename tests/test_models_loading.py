@@ -48,6 +48,19 @@ def test_mjcf_file_loads(tmp_path: Path) -> None:
     assert (m.nq, m.nv) == (7, 6)
 
 
+def test_upper_case_suffix_is_a_file_not_a_bundled_name(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)  # bare file names, no folder separator in them
+    _mesh(tmp_path / "meshes" / "base.obj")
+    _write(tmp_path, "R.URDF", _urdf("meshes/base.obj"))
+    assert load("R.URDF").njnt == 1
+    with pytest.raises(ModelLoadError, match="not found"):
+        load("GONE.XML")
+    for name in ("M.XML", "m.mjcf"):  # MuJoCo 3.17 only decodes a lower-case .xml suffix
+        _write(tmp_path, name, BOX_MJCF)
+        with pytest.raises(ModelLoadError, match=r"lower-case \.xml: rename it"):
+            load(name)
+
+
 def test_missing_file_is_one_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ModelLoadError, match="not found"):
         load(tmp_path / "nope.xml")

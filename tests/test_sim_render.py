@@ -64,3 +64,27 @@ def test_bad_video_suffix_and_unwritable_folder(tmp_path: Path) -> None:
     blocker.write_text("x")
     with pytest.raises(OutputError, match="cannot create folder"):
         write_video([], blocker / "v.gif")
+
+
+def test_unknown_camera_is_a_named_error_before_any_gl(md) -> None:
+    from mjscope.exceptions import UnknownNameError
+
+    m, _ = md
+    with pytest.raises(UnknownNameError, match=r"unknown camera 'top'.*\(none\)"):
+        OffscreenRenderer(m, 64, 48, camera="top")
+    with pytest.raises(UnknownNameError, match="camera '3'"):
+        OffscreenRenderer(m, 64, 48, camera=3)
+
+
+def test_add_camera_looks_at_target_and_rejects_zero_direction() -> None:
+    from mjscope.models.scene import add_camera
+
+    spec = mujoco.MjSpec.from_string(XML)
+    add_camera(spec, "side", pos=(0.0, -2.0, 0.3), target=(0.0, 0.0, 0.3))
+    m = spec.compile()
+    d = mujoco.MjData(m)
+    mujoco.mj_forward(m, d)
+    forward = -d.cam("side").xmat.reshape(3, 3)[:, 2]  # a camera looks along its -z axis
+    np.testing.assert_allclose(forward, [0.0, 1.0, 0.0], atol=1e-9)
+    with pytest.raises(ValueError, match="same point"):
+        add_camera(spec, "bad", pos=(1.0, 1.0, 1.0), target=(1.0, 1.0, 1.0))

@@ -30,13 +30,16 @@ def read_yaml(path: str | Path) -> dict[str, Any]:
         The top-level mapping (empty for an empty file).
 
     Raises:
-        ConfigError: The file is missing, not YAML, or not a mapping.
+        ConfigError: The file is missing, unreadable, not YAML, or not a mapping.
     """
     p = Path(path)
     if not p.is_file():
         raise ConfigError(f"config file {str(p)!r} not found; pass an existing YAML file")
     try:
         data = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as e:  # no permission, or a binary file
+        why = e.strerror if isinstance(e, OSError) else "not UTF-8 text"
+        raise ConfigError(f"cannot read config file {str(p)!r}: {why}; pass a YAML file") from e
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""

@@ -28,6 +28,7 @@ class UnknownNameError(MjscopeError, KeyError):
         self.kind = kind
         self.name = name
         self.known = sorted(known)
+        self.hint = hint
         shown = ", ".join(self.known[:40]) + (" ..." if len(self.known) > 40 else "")
         msg = f"unknown {kind} {name!r}; known: {shown or '(none)'}"
         if hint:
@@ -36,6 +37,11 @@ class UnknownNameError(MjscopeError, KeyError):
 
     def __str__(self) -> str:
         return str(self.args[0])
+
+    def __reduce__(self) -> tuple[type, tuple[str, str, list[str], str]]:
+        # Rebuild from the constructor's arguments (the default would pass only the message),
+        # so the error survives a process pool's pickling.
+        return type(self), (self.kind, self.name, self.known, self.hint)
 
 
 class OutputError(MjscopeError):

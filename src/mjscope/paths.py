@@ -39,9 +39,11 @@ def check_writable(path: str | Path) -> Path:
         The file path as a ``Path``.
 
     Raises:
-        OutputError: The folder cannot be created or written.
+        OutputError: The path is a folder, or its folder cannot be created or written.
     """
     p = Path(path)
+    if p.is_dir():
+        raise OutputError(f"{str(p)!r} is a folder; give a file name inside it")
     ensure_dir(p.parent, "folder")
     if not os.access(p.parent, os.W_OK):
         raise OutputError(f"folder {str(p.parent)!r} is not writable; choose another output path")

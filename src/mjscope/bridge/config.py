@@ -98,7 +98,13 @@ def load_render_cfg(path: str | Path | None = None) -> RenderCfg:
     """
     p = Path(path) if path is not None else package_data_path("config", RENDER_CONFIG)
     cfg = from_dict(RenderCfg, read_yaml(p), str(p))
-    for key in ("render_rate_hz", "stale_after_s", "wait_report_interval_s"):
+    keys = (
+        "render_rate_hz",
+        "stale_after_s",
+        "wait_report_interval_s",
+        "publisher_check_interval_s",
+    )
+    for key in keys:
         v = getattr(cfg, key)
         if not (math.isfinite(v) and v > 0):
             raise ConfigError(f"{p}: {key} = {v} must be a positive number")

@@ -53,6 +53,9 @@ class LoopOptions:
 class Recorder:
     """Streams frames into an ``.mp4`` (H.264) or ``.gif`` file, one at a time.
 
+    Frames go to a hidden sibling file that replaces ``path`` only when :meth:`close` keeps it,
+    so a run that fails or records nothing leaves an earlier file in place.
+
     Args:
         path: Output file; the suffix picks the format.
         fps: Frames per second.
@@ -65,22 +68,48 @@ class Recorder:
         import imageio.v2 as iio2
 
         p = check_writable(path)
+        self.path, self.frames = p, 0
+        self._part = p.with_name(f".{p.stem}.part{p.suffix}")
         if p.suffix.lower() == ".gif":
-            self._w = iio2.get_writer(p, mode="I", duration=1000.0 / fps, loop=0)
+            self._w = iio2.get_writer(self._part, mode="I", duration=1000.0 / fps, loop=0)
         elif p.suffix.lower() == ".mp4":
-            self._w = iio2.get_writer(p, fps=fps, codec="libx264", quality=7, macro_block_size=8)
+            self._w = iio2.get_writer(
+                self._part, fps=fps, codec="libx264", quality=7, macro_block_size=8
+            )
         else:
             raise OutputError(f"cannot record to {str(p)!r}: use a .mp4 or .gif file name")
-        self.path, self.frames = p, 0
 
     def add(self, frame: np.ndarray) -> None:
-        """Append one ``(h, w, 3)`` uint8 frame."""
-        self._w.append_data(frame)
+        """Append one ``(h, w, 3)`` uint8 frame.
+
+        Raises:
+            OutputError: The file cannot be written (full disk, special folder, ...).
+        """
+        try:
+            self._w.append_data(frame)
+        except OSError as e:
+            raise _write_error(self.path, e) from e
         self.frames += 1
 
-    def close(self) -> None:
-        """Finish the file."""
-        self._w.close()
+    def close(self, keep: bool = True) -> None:
+        """Finish the file; it replaces ``path`` when ``keep`` and at least one frame was added.
+
+        Raises:
+            OutputError: The file cannot be finished or moved into place.
+        """
+        try:
+            self._w.close()
+            if keep and self.frames:
+                os.replace(self._part, self.path)
+        except OSError as e:
+            raise _write_error(self.path, e) from e
+        finally:
+            self._part.unlink(missing_ok=True)
+
+
+def _write_error(path: Path, e: OSError) -> OutputError:
+    first = (str(e).strip().splitlines() or ["I/O error"])[0]  # ffmpeg appends its whole log
+    return OutputError(f"cannot write {str(path)!r}: {first}; choose another path")
 
 
 @contextmanager
@@ -189,17 +218,19 @@ def run_loop(
     viewer: list[Any] = []  # opened once the mirror is ready: never show the zero pose
     renderer = OffscreenRenderer(model, camera=camera_of(model)) if opts.record else None
     recorder = Recorder(opts.record, render.render_rate_hz) if opts.record else None
+    completed = False
     try:
         _loop(mirror, render, opts, viewer, renderer, recorder, stop)
         mirror.update()  # count what arrived during the last tick
         mirror.stopped_at = time.monotonic()
+        completed = True
     finally:
-        if recorder is not None:
-            recorder.close()
-        if renderer is not None:
-            renderer.close()
         for v in viewer:
             v.close()
+        if renderer is not None:
+            renderer.close()
+        if recorder is not None:
+            recorder.close(keep=completed)
     if opts.snapshot is not None and mirror.ready:
         from mjscope.sim.render import render_png
 

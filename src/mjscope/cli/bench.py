@@ -57,12 +57,14 @@ def run(args: argparse.Namespace) -> int:
 
     from mjscope.cli._common import console
     from mjscope.exceptions import UnknownNameError
+    from mjscope.paths import check_writable
 
     folder = find_benchmarks(args.dir)
     scripts = {p.stem.removeprefix("bench_"): p for p in sorted(folder.glob("bench_*.py"))}
     for n in args.names:
         if n not in scripts:
             raise UnknownNameError("benchmark", n, scripts)
+    json_path = check_writable(args.json) if args.json else None  # fail before minutes of work
     con = console()
     table = Table(title="mjscope bench" + (" (quick)" if args.quick else ""))
     for col in ("benchmark", "metric", "value", "unit", "ratio vs bare", "target", "note"):
@@ -87,11 +89,18 @@ def run(args: argparse.Namespace) -> int:
                 str(r.get("note", "")),
             )
     con.print(table)
-    if args.json:
-        from mjscope.paths import check_writable
-
-        check_writable(args.json).write_text(json.dumps(all_rows, indent=2))
+    if json_path is not None:
+        _write_json(json_path, all_rows)
     return 0
+
+
+def _write_json(path: Path, rows: list[dict[str, Any]]) -> None:
+    from mjscope.exceptions import OutputError
+
+    try:
+        path.write_text(json.dumps(rows, indent=2))
+    except OSError as e:
+        raise OutputError(f"cannot write {str(path)!r}: {e.strerror}; choose another path") from e
 
 
 def _fmt(v: Any) -> str:

@@ -23,14 +23,18 @@ def run(args: argparse.Namespace) -> int:
     """Run each feature's demo and print where its outputs are."""
     from mjscope.cli import command_modules
     from mjscope.cli._common import console, out_dir
+    from mjscope.exceptions import UnknownNameError
 
-    con = console()
-    root = out_dir(args.out)
     parts = [m for m in command_modules() if hasattr(m, "demo")]
     parts.sort(key=lambda m: getattr(m, "DEMO_ORDER", 100))
+    names = [m.__name__.rsplit(".", 1)[-1] for m in parts]
+    for wanted in args.only:
+        if wanted not in names:
+            raise UnknownNameError("demo part", wanted, names, "Pass --only with one of these")
+    con = console()
+    root = out_dir(args.out)
     status = 0
-    for mod in parts:
-        name = mod.__name__.rsplit(".", 1)[-1]
+    for mod, name in zip(parts, names, strict=True):
         if args.only and name not in args.only:
             continue
         con.rule(f"demo: {name}")

@@ -126,14 +126,14 @@ def run_sweep(args: argparse.Namespace) -> int:
 
     from mjscope.cli._common import console, load_options
     from mjscope.diagnose.report import write_json
-    from mjscope.diagnose.rollout import RolloutCfg
+    from mjscope.diagnose.rollout import RolloutCfg, check_steps
     from mjscope.diagnose.run import exit_code
     from mjscope.diagnose.sweep import parse_set, run_sweeps, summary_row
 
     sweeps = [parse_set(s) for s in args.set]
     _check_outputs(args)
     base = RolloutCfg(
-        steps=2000 if args.steps is None else args.steps,
+        steps=check_steps(2000 if args.steps is None else args.steps),
         ctrl=args.ctrl,
         seed=args.seed,
         noise_scale=args.noise_scale,
@@ -172,9 +172,11 @@ def run_compare(a: str, b: str, tol: float, plot: str | None) -> int:
     """Compare two CSVs; exit 1 when a column deviates beyond ``tol``."""
     from rich.table import Table
 
-    from mjscope.cli._common import console
+    from mjscope.cli._common import console, out_dir
     from mjscope.diagnose.compare import compare, read_csv
 
+    if plot:
+        out_dir(plot)  # an unusable folder fails before any output
     ca, cb = read_csv(a), read_csv(b)
     res = compare(ca, cb, tol)
     con = console()
@@ -196,7 +198,7 @@ def run_compare(a: str, b: str, tol: float, plot: str | None) -> int:
     if plot:
         from mjscope.diagnose.plots import plot_overlay
 
-        con.print(f"plot: {plot_overlay(ca[0], ca[1], cb[1], (Path(a).name, Path(b).name), plot)}")
+        con.print(f"plot: {plot_overlay(ca, cb, (Path(a).name, Path(b).name), plot)}")
     con.print("SAME within tolerance" if res["passed"] else "DIFFERENT beyond tolerance")
     return 0 if res["passed"] else 1
 

@@ -84,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _check_args(args: argparse.Namespace) -> None:
     from mjscope.exceptions import MjscopeError
+    from mjscope.paths import check_writable
 
     if args.slew_rad_s is not None and not args.slew_rad_s >= 0:
         raise MjscopeError(f"--slew-rad-s {args.slew_rad_s} must be >= 0 (0 = instant)")
@@ -105,6 +106,8 @@ def _check_args(args: argparse.Namespace) -> None:
     ):
         if value is not None and Path(value).suffix.lower() not in suffixes:
             raise MjscopeError(f"{flag} {value!r}: use a {' or '.join(suffixes)} file name")
+        if value is not None:
+            check_writable(value)  # fail before the run, not after it
 
 
 def _bridge(args: argparse.Namespace, slew: float, transport: Any = None) -> Any:
@@ -177,12 +180,11 @@ def _command(args: argparse.Namespace, bridge: Any, con: Any) -> int:
 
 def _live(args: argparse.Namespace, con: Any) -> int:
     from mjscope.bridge.transport import make_transport
+    from mjscope.cli._bus import transport_options
     from mjscope.cli._common import is_terminal
     from mjscope.hand.session import LiveOptions, run_live
 
-    opts: dict[str, Any] = {}
-    if args.transport == "dds" and args.domain_id is not None:
-        opts["domain_id"] = args.domain_id
+    opts = transport_options(args.transport, args.domain_id)
     with make_transport(args.transport, **opts) as transport:
         bridge = _bridge(args, slew=5.0, transport=transport)
         con.print(
@@ -221,13 +223,18 @@ def _reasons(counts: dict[str, int]) -> str:
 
 
 def _finish(args: argparse.Namespace, bridge: Any, report: dict[str, Any]) -> None:
+    from mjscope.exceptions import OutputError
     from mjscope.hand.session import snapshot
     from mjscope.paths import check_writable
 
     if args.snapshot:
         snapshot(bridge, Path(args.snapshot))
     if args.report:
-        check_writable(args.report).write_text(json.dumps(report, indent=2, default=float))
+        path = check_writable(args.report)
+        try:
+            path.write_text(json.dumps(report, indent=2, default=float))
+        except OSError as e:
+            raise OutputError(f"cannot write {str(path)!r}: {e.strerror}; choose another") from e
 
 
 def demo(out: Path) -> tuple[list[Path], int]:

@@ -70,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
     """Run the mirror and print a summary; exit 1 when a side never delivered a valid frame."""
     from mjscope.bridge.mock_arm import MockArm, run_mock_arms
     from mjscope.bridge.transport import make_transport
+    from mjscope.cli._bus import transport_options
     from mjscope.cli._common import console, is_terminal
     from mjscope.cli._mirror_run import LoopOptions, run_loop, stop_on_sigterm
 
@@ -89,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     con = console()
     if kind == "inproc" and not args.demo:
         con.print("note: inproc carries only this process's messages; use dds for a robot or mock")
-    with make_transport(kind, **_transport_options(kind, args)) as transport:
+    with make_transport(kind, **transport_options(kind, args.domain_id)) as transport:
         stop = threading.Event()
         mocks = None
         if args.demo:
@@ -109,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
                 mocks.join(timeout=2.0)
     report = mirror.report()
     if report_path is not None:
-        report_path.write_text(json.dumps(report, indent=2))
+        _write_report(report, report_path)
     _print_summary(con, report, opts, report_path)
     return 0 if mirror.ready else 1
 
@@ -179,15 +180,13 @@ def _out(path: str | None, suffixes: tuple[str, ...]) -> Path | None:
     return check_writable(p)
 
 
-def _transport_options(kind: str, args: argparse.Namespace) -> dict[str, Any]:
-    if kind != "dds":
-        return {}
-    if args.domain_id is not None:
-        return {"domain_id": args.domain_id}
-    env = os.environ.get("ROS_DOMAIN_ID", "0")
-    if not env.isdigit():
-        raise _usage(f"ROS_DOMAIN_ID={env!r} is not a number; unset it or pass --domain-id")
-    return {"domain_id": int(env)}
+def _write_report(report: dict[str, Any], path: Path) -> None:
+    from mjscope.exceptions import OutputError
+
+    try:
+        path.write_text(json.dumps(report, indent=2))
+    except OSError as e:
+        raise OutputError(f"cannot write {str(path)!r}: {e.strerror}; choose another path") from e
 
 
 def _topics(rig: Any) -> str:

@@ -9,7 +9,6 @@ publishes that command and exits.
 from __future__ import annotations
 
 import argparse
-import os
 import threading
 import time
 from typing import Any
@@ -40,6 +39,7 @@ def run(args: argparse.Namespace) -> int:
     from mjscope.bridge.config import load_rig_cfg
     from mjscope.bridge.mock_arm import MockArm, run_mock_arms
     from mjscope.bridge.transport import make_transport
+    from mjscope.cli._bus import transport_options
     from mjscope.cli._common import console
     from mjscope.cli._mirror_run import stop_on_sigterm
     from mjscope.exceptions import MjscopeError, UnknownNameError
@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     con = console()
     if args.transport == "inproc":
         con.print("note: inproc reaches only this process; use --transport dds for a mirror")
-    with make_transport(args.transport, **_options(args)) as bus:
+    with make_transport(args.transport, **transport_options(args.transport, args.domain_id)) as bus:
         if args.send:
             return _send(bus, [rig.sides[n] for n in names], args.send, con)
         arms = [MockArm(bus, n, rig.sides[n], args.motion) for n in names]
@@ -73,15 +73,6 @@ def run(args: argparse.Namespace) -> int:
     for a in arms:
         con.print(f"mock {a.side}: published {a.published} frames, {a.resets} reset(s)")
     return 0
-
-
-def _options(args: argparse.Namespace) -> dict[str, Any]:
-    if args.transport != "dds":
-        return {}
-    if args.domain_id is not None:
-        return {"domain_id": args.domain_id}
-    env = os.environ.get("ROS_DOMAIN_ID", "0")
-    return {"domain_id": int(env) if env.isdigit() else 0}
 
 
 def _send(bus: Any, sides: list[Any], command: str, con: Any, wait_s: float = 5.0) -> int:

@@ -51,9 +51,26 @@ def static_checks(model: mujoco.MjModel) -> list[Finding]:
     out: list[Finding] = []
     from mjscope.diagnose.checks_collision import collision_rules
 
-    for rule in (solref_rules, collision_rules, actuator_rules, inertia_rules, range_rules):
+    rules = (timestep_rule, solref_rules, collision_rules, actuator_rules, inertia_rules)
+    for rule in (*rules, range_rules):
         out.extend(rule(model))
     return out
+
+
+def timestep_rule(model: mujoco.MjModel) -> list[Finding]:
+    """TIMESTEP_NONPOSITIVE: ``option timestep`` ≤ 0 (time never advances, or runs backwards)."""
+    h = float(model.opt.timestep)
+    if h > 0:
+        return []
+    return [
+        Finding(
+            "TIMESTEP_NONPOSITIVE",
+            "error",
+            "option timestep",
+            f"timestep {h:g} s: the simulation cannot advance",
+            "set option timestep > 0 (MuJoCo's default is 0.002 s)",
+        )
+    ]
 
 
 def _solref_sources(model: mujoco.MjModel) -> list[tuple[str, np.ndarray]]:
@@ -139,7 +156,8 @@ def actuator_rules(model: mujoco.MjModel) -> list[Finding]:
 def _high_gain(model: mujoco.MjModel, a: int, label: str, h: float) -> list[Finding]:
     kp = position_gain(model, a)
     trn = int(model.actuator_trntype[a])
-    if kp <= 0 or actuator_kind(model, a) == "velocity" or trn not in (0, 1):
+    joint_trn = (mujoco.mjtTrn.mjTRN_JOINT, mujoco.mjtTrn.mjTRN_JOINTINPARENT)
+    if kp <= 0 or actuator_kind(model, a) == "velocity" or trn not in joint_trn:
         return []
     j = int(model.actuator_trnid[a, 0])
     dof = int(model.jnt_dofadr[j])

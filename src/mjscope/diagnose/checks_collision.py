@@ -67,7 +67,7 @@ def collision_rules(model: mujoco.MjModel) -> list[Finding]:
                 "warning",
                 f"geom '{geom_name(model, int(g))}'",
                 f"contype={model.geom_contype[g]}/conaffinity={model.geom_conaffinity[g]} but no "
-                "other geom can collide with it (masks, same/parent body, excludes)",
+                "other geom can collide with it (masks, same/parent body, both static, excludes)",
                 "set contype=conaffinity=0 if it is visual, else match another geom's bits",
             )
         )

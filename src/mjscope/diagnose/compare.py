@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -20,13 +21,17 @@ def read_csv(path: str | Path) -> tuple[list[str], np.ndarray]:
     if not p.is_file():
         raise ModelLoadError(f"CSV {str(p)!r} not found; check the path")
     with p.open(encoding="utf-8") as f:
-        header = f.readline().strip()
         try:
-            rows = np.loadtxt(f, delimiter=",", ndmin=2)
-        except ValueError as e:
+            header = f.readline().strip()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)  # "input contained no data"
+                rows = np.loadtxt(f, delimiter=",", ndmin=2)
+        except (ValueError, UnicodeDecodeError) as e:  # UnicodeDecodeError: binary file
             raise ModelLoadError(
                 f"{p}: not a numeric diagnose CSV ({e}); pass a file from --csv"
             ) from e
+    if not header:
+        raise ModelLoadError(f"{p}: empty file, no header line; pass a file from --csv")
     names = [h.split(" [")[0].strip() for h in header.split(",")]
     if rows.size and rows.shape[1] != len(names):
         raise ModelLoadError(f"{p}: {rows.shape[1]} values per row but {len(names)} header names")
@@ -40,30 +45,30 @@ def compare(
 
     Returns:
         ``columns`` (name, max_deviation, first_diverging_step), ``rows_a``, ``rows_b``,
-        ``only_a``/``only_b`` (columns in one file only), ``passed``.
+        ``only_a``/``only_b`` (columns in one file only), ``passed`` (same rows, same
+        columns, every shared column within ``tol``).
+
+    Raises:
+        ConfigError: ``tol`` is negative or NaN, or the files share no column.
     """
-    if tol < 0:
-        raise ConfigError(f"--tol {tol!r} must be ≥ 0")
+    if not tol >= 0:  # also rejects NaN, which would make every deviation pass
+        raise ConfigError(f"--tol {tol!r} must be a number ≥ 0")
     (na, ra), (nb, rb) = a, b
-    n = min(len(ra), len(rb))
-    cols = []
-    for c in [x for x in na if x in nb]:
-        da = ra[:n, na.index(c)]
-        db = rb[:n, nb.index(c)]
-        both_nan = np.isnan(da) & np.isnan(db)
-        dev = np.where(both_nan, 0.0, np.abs(da - db))
-        dev = np.where(np.isnan(dev), np.inf, dev)
-        bad = np.flatnonzero(dev > tol)
-        cols.append(
-            {
-                "name": c,
-                "max_deviation": float(dev.max()) if n else 0.0,
-                "first_diverging_step": int(bad[0]) if bad.size else None,
-            }
+    if not set(na) & set(nb):
+        raise ConfigError(
+            f"the CSVs share no column (A: {', '.join(na[:5])}; B: {', '.join(nb[:5])}); "
+            "compare two files written by diagnose --csv"
         )
+    n = min(len(ra), len(rb))
+    cols = [
+        {"name": c, **_deviation(ra[:n, na.index(c)], rb[:n, nb.index(c)], tol)}
+        for c in na
+        if c in nb
+    ]
     only_a = [x for x in na if x not in nb]
     only_b = [x for x in nb if x not in na]
-    passed = all(c["first_diverging_step"] is None for c in cols) and len(ra) == len(rb)
+    same_shape = len(ra) == len(rb) and not only_a and not only_b
+    passed = same_shape and all(c["first_diverging_step"] is None for c in cols)
     return {
         "tol": tol,
         "rows_a": len(ra),
@@ -72,4 +77,20 @@ def compare(
         "only_a": only_a,
         "only_b": only_b,
         "passed": passed,
+    }
+
+
+def _deviation(da: np.ndarray, db: np.ndarray, tol: float) -> dict[str, Any]:
+    """``max_deviation`` and ``first_diverging_step`` of two ``(n,)`` columns.
+
+    Equal values (both NaN, or the same infinity) deviate by 0; NaN against a number by inf.
+    """
+    equal = (da == db) | (np.isnan(da) & np.isnan(db))
+    with np.errstate(invalid="ignore"):
+        dev = np.where(equal, 0.0, np.abs(da - db))
+    dev = np.where(np.isnan(dev), np.inf, dev)
+    bad = np.flatnonzero(dev > tol)
+    return {
+        "max_deviation": float(dev.max()) if dev.size else 0.0,
+        "first_diverging_step": int(bad[0]) if bad.size else None,
     }

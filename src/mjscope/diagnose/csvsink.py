@@ -9,6 +9,7 @@ either way: the same format string turns the same numbers into the same bytes.
 from __future__ import annotations
 
 import os
+import signal
 import struct
 from pathlib import Path
 from typing import IO
@@ -85,10 +86,15 @@ class ForkedCsvSink:
         data_r, self._w = os.pipe()
         _grow_pipe(self._w)
         self._err_r, err_w = os.pipe()
-        self.pid = os.fork()
+        try:
+            self.pid = os.fork()
+        except OSError:  # no process slot or memory: release everything, let the caller fall back
+            for fd in (data_r, self._w, self._err_r, err_w):
+                os.close(fd)
+            fh.close()
+            raise
         if self.pid == 0:  # pragma: no cover - runs in the child
-            os.close(self._w)
-            os.close(self._err_r)
+            _close_inherited(keep=(data_r, err_w, fh.fileno()))
             _child(data_r, err_w, fh, fmt, ncol)
         os.close(data_r)
         os.close(err_w)
@@ -117,9 +123,12 @@ class ForkedCsvSink:
 def make_sink(
     path: Path, header: str, fmt: str, ncol: int, forked: bool
 ) -> CsvSink | ForkedCsvSink:
-    """A forked sink when asked and possible (``os.fork``), else an in-process one."""
+    """A forked sink when asked and possible (``os.fork`` works), else an in-process one."""
     if forked and hasattr(os, "fork"):
-        return ForkedCsvSink(path, header, fmt, ncol)
+        try:
+            return ForkedCsvSink(path, header, fmt, ncol)
+        except OSError:  # only fork itself can fail here: open_csv raises OutputError
+            pass
     return CsvSink(path, header, fmt)
 
 
@@ -131,6 +140,23 @@ def _grow_pipe(fd: int) -> None:
         fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), 1 << 20)
     except (ImportError, OSError):  # other systems, or a lower pipe-max-size: default size
         pass
+
+
+def _close_inherited(keep: tuple[int, ...]) -> None:  # pragma: no cover - runs in the child
+    """Close every inherited descriptor above stderr except ``keep``.
+
+    Another sink's pipe inherited here would hold that pipe open: its writer would never see
+    the end of its data, and closing that sink first would wait forever.
+    """
+    try:  # capped: without the close_range syscall, closerange closes one fd at a time
+        top = min(int(os.sysconf("SC_OPEN_MAX")), 1 << 20)
+    except (AttributeError, ValueError, OSError):
+        top = 65536
+    low = 3
+    for fd in sorted(keep):
+        os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, max(top, low))
 
 
 def _write_all(fd: int, data: bytes | memoryview) -> None:
@@ -152,6 +178,9 @@ def _read_exact(fd: int, n: int) -> bytes:
 
 
 def _child(data_r: int, err_w: int, fh: IO[str], fmt: str, ncol: int) -> None:  # pragma: no cover
+    # Ctrl-C reaches the whole process group: the parent handles it and closes the pipe, the
+    # child then writes what it was sent and exits 0 (a failing child would mask the interrupt).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     code = 0
     try:
         while True:

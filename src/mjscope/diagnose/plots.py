@@ -81,28 +81,38 @@ def plot_series(
 
 
 def plot_overlay(
-    columns: Sequence[str],
-    a: np.ndarray,
-    b: np.ndarray,
+    a: tuple[Sequence[str], np.ndarray],
+    b: tuple[Sequence[str], np.ndarray],
     labels: tuple[str, str],
     folder: str | Path,
 ) -> Path:
-    """Compare two CSVs: one panel per column (up to 8), A and B overlaid."""
+    """Compare two CSVs: one panel per shared column (up to 8), A and B overlaid.
+
+    Args:
+        a: Column names and rows ``(n_a, len(names))`` of file A.
+        b: Column names and rows ``(n_b, len(names))`` of file B (its columns may differ).
+        labels: Legend labels of A and B.
+        folder: Output folder; the file is ``compare.png``.
+
+    Returns:
+        The written PNG.
+    """
     plt = _pyplot()
-    shown = [c for c in columns if c != "time"][:8]
+    (na, ra), (nb, rb) = (list(a[0]), a[1]), (list(b[0]), b[1])
+    shown = [c for c in na if c in nb and c != "time"][:8]
     fig, axes = plt.subplots(
-        len(shown), 1, figsize=(8, 1.8 * len(shown) + 1), sharex=True, squeeze=False
+        max(len(shown), 1), 1, figsize=(8, 1.8 * max(len(shown), 1) + 1), sharex=True, squeeze=False
     )
-    ti = list(columns).index("time") if "time" in columns else None
-    xa = a[:, ti] if ti is not None else np.arange(len(a))
-    xb = b[:, ti] if ti is not None else np.arange(len(b))
-    for ax, c in zip(axes[:, 0], shown, strict=True):
-        k = list(columns).index(c)
-        ax.plot(xa, a[:, k], lw=0.9, label=labels[0])
-        ax.plot(xb, b[:, k], lw=0.9, ls="--", label=labels[1])
+    xa = ra[:, na.index("time")] if "time" in na and "time" in nb else np.arange(len(ra))
+    xb = rb[:, nb.index("time")] if "time" in na and "time" in nb else np.arange(len(rb))
+    for ax, c in zip(axes[:, 0], shown, strict=False):
+        ax.plot(xa, ra[:, na.index(c)], lw=0.9, label=labels[0])
+        ax.plot(xb, rb[:, nb.index(c)], lw=0.9, ls="--", label=labels[1])
         ax.set_ylabel(c, fontsize=7)
         ax.grid(alpha=0.3)
-    axes[0, 0].legend(fontsize=7)
+    if shown:
+        axes[0, 0].legend(fontsize=7)
+    axes[-1, 0].set_xlabel("time [s]" if "time" in na and "time" in nb else "row")
     fig.tight_layout()
     path = _out(folder, "compare.png")
     fig.savefig(path, dpi=110)

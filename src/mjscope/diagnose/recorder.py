@@ -87,9 +87,8 @@ class Recorder:
         for p, owned in zip(self.probes, self._owned, strict=True):
             p.flush(n, self.steps, self.gather.rows(owned, n))
         rows = self.block[:n]
-        with np.errstate(invalid="ignore"):
-            np.fmin(self.lo, np.nanmin(rows, axis=0) if n else self.lo, out=self.lo)
-            np.fmax(self.hi, np.nanmax(rows, axis=0) if n else self.hi, out=self.hi)
+        np.fmin(self.lo, np.fmin.reduce(rows, axis=0), out=self.lo)  # fmin/fmax skip NaN
+        np.fmax(self.hi, np.fmax.reduce(rows, axis=0), out=self.hi)
         self.total += np.nansum(rows, axis=0)
         self.last = rows[n - 1].copy()
         first = (-self.steps) % self.stride

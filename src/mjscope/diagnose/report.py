@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -41,15 +42,31 @@ def build_report(
 
 
 def write_json(report: dict[str, Any], path: str | Path) -> Path:
-    """Write the report as JSON."""
+    """Write the report as strict JSON: NaN and ±inf (a diverged run's values) become null.
+
+    Raises:
+        OutputError: The file cannot be written.
+    """
     from mjscope.paths import check_writable
 
     p = check_writable(path)
+    text = json.dumps(_finite(report), indent=2, allow_nan=False) + "\n"
     try:
-        p.write_text(json.dumps(report, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+        p.write_text(text, encoding="utf-8")
     except OSError as e:
         raise OutputError(f"cannot write {str(p)!r}: {e.strerror}; choose another path") from e
     return p
+
+
+def _finite(v: Any) -> Any:
+    """``v`` with every non-finite float replaced by ``None`` (in dicts, lists and tuples)."""
+    if isinstance(v, float):
+        return v if math.isfinite(v) else None
+    if isinstance(v, dict):
+        return {k: _finite(x) for k, x in v.items()}
+    if isinstance(v, list | tuple):
+        return [_finite(x) for x in v]
+    return v
 
 
 def _fmt(v: Any) -> str:

@@ -161,15 +161,21 @@ def run_rollout(
 
     Returns:
         The result; ``divergence`` is set when the simulation went unstable.
+
+    Raises:
+        ConfigError: Unknown ``ctrl`` mode, bad ``noise_scale`` or keyframe.
     """
     if cfg.ctrl not in CTRL_MODES:
         raise ConfigError(f"--ctrl {cfg.ctrl!r} is not one of {', '.join(CTRL_MODES)}")
+    if not 0.0 <= cfg.noise_scale < math.inf:  # NaN fails too
+        raise ConfigError(f"--noise-scale {cfg.noise_scale!r} must be a finite number ≥ 0")
     model.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_AUTORESET
     model.opt.enableflags |= mujoco.mjtEnableBit.mjENBL_ENERGY
     if cfg.inverse:
         model.opt.enableflags |= mujoco.mjtEnableBit.mjENBL_FWDINV
     data = mujoco.MjData(model)
-    reset(model, data, cfg.key)
+    with mujoco_warnings_to_logging():
+        reset(model, data, cfg.key)
     probes = probes if probes is not None else default_probes(cfg.inverse)
     rec = Recorder(probes, cfg.csv, cfg.steps, cfg.block_rows)
     try:
@@ -187,7 +193,9 @@ def _loop(model: mujoco.MjModel, data: mujoco.MjData, cfg: RolloutCfg, rec: Reco
     if cfg.ctrl == "hold":
         ctrl[:] = hold_ctrl(model, data)
     draw = noise_source(model, rows, cfg.seed, cfg.noise_scale) if cfg.ctrl == "noise" else None
-    wn = memoryview(data.warning.number)  # Python ints; 3..5 = BADQPOS, BADQVEL, BADQACC
+    wn = memoryview(data.warning.number)  # Python ints, indexed by mjtWarning
+    w = mujoco.mjtWarning
+    qpos_w, qvel_w, qacc_w = int(w.mjWARN_BADQPOS), int(w.mjWARN_BADQVEL), int(w.mjWARN_BADQACC)
     noise = draw() if draw else None
     step = mujoco.mj_step
     i = done = 0
@@ -198,7 +206,7 @@ def _loop(model: mujoco.MjModel, data: mujoco.MjData, cfg: RolloutCfg, rec: Reco
         for r in reads:
             r(i)
         i += 1
-        if wn[5] or wn[4] or wn[3]:
+        if wn[qacc_w] or wn[qvel_w] or wn[qpos_w]:
             break
         if i == rows:
             rec.flush(i)
@@ -257,12 +265,29 @@ def divergence_info(model: mujoco.MjModel, data: mujoco.MjData) -> dict[str, Any
 
 
 def steps_for(model: mujoco.MjModel, steps: int | None, duration: float | None) -> int:
-    """Step count from ``--steps`` or ``--duration`` [s] (default 2000 steps)."""
+    """Step count from ``--steps`` or ``--duration`` [s] (default 2000 steps).
+
+    Raises:
+        ConfigError: ``steps`` < 1, ``duration`` ≤ 0, or a duration with a timestep ≤ 0.
+    """
     if duration is not None:
-        if duration <= 0:
-            raise ConfigError(f"--duration {duration!r} must be > 0 seconds")
-        return max(1, math.ceil(duration / model.opt.timestep - 1e-9))
-    n = 2000 if steps is None else steps
-    if n < 1:
-        raise ConfigError(f"--steps {n!r} must be ≥ 1")
-    return n
+        if not 0 < duration < math.inf:
+            raise ConfigError(f"--duration {duration!r} must be a finite number > 0 [s]")
+        h = float(model.opt.timestep)  # [s]
+        if not h > 0:
+            raise ConfigError(
+                f"--duration needs a timestep > 0, the model's is {h:g} s; fix it or pass --steps"
+            )
+        return max(1, math.ceil(duration / h - 1e-9))
+    return check_steps(2000 if steps is None else steps)
+
+
+def check_steps(steps: int) -> int:
+    """``steps`` itself when it is a valid ``--steps`` (≥ 1).
+
+    Raises:
+        ConfigError: ``steps`` < 1.
+    """
+    if steps < 1:
+        raise ConfigError(f"--steps {steps!r} must be ≥ 1")
+    return steps

@@ -18,18 +18,28 @@ DIVERGENCE = ("badqpos", "badqvel", "badqacc")
 
 
 class StateProbe(Probe):
-    """Simulation time and the height of the whole model's centre of mass."""
+    """Simulation time and the height of the whole model's centre of mass.
+
+    ``mj_step`` computes every derived quantity (positions, contacts, forces, energy, sensors)
+    in its forward pass, before it integrates, so after the step they describe the state one
+    timestep earlier than ``data.time``. The ``time`` column is that earlier time, so that a
+    row's time and its values belong together (the first row is the initial state, t = 0).
+    """
 
     columns = (
-        Column("time", "s", "simulation time"),
+        Column("time", "s", "simulation time of the state this row describes (before the step)"),
         Column("com_z", "m", "height of the centre of mass of the root subtree (whole model)"),
     )
+
+    def bind(self, model: mujoco.MjModel, data: mujoco.MjData, out: np.ndarray) -> None:  # noqa: D102
+        super().bind(model, data, out)
+        self.h = float(model.opt.timestep)  # [s]
 
     def sources(self) -> list[np.ndarray]:  # noqa: D102
         return [self.data.subtree_com[0]]  # (3,) view: CoM of the world subtree
 
     def read(self, i: int) -> None:  # noqa: D102
-        self.cells[i, 0] = self.data.time
+        self.cells[i, 0] = self.data.time - self.h
 
     def flush(self, n: int, start: int, raw: np.ndarray) -> None:  # noqa: D102
         self.out[:n, 1] = raw[:, 2]

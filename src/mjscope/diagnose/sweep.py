@@ -155,7 +155,7 @@ def run_sweeps(
         options: Loading options.
         sweeps: Parsed ``--set`` values.
         base: Rollout settings; ``base.csv`` is a path stem, each run writing
-            ``<stem>_<attr><k>.csv`` next to it.
+            ``<stem>_<attr><k>.csv`` next to it (``k``: the run's index over all sweeps).
         duration: When given, each run's step count is ``duration / its timestep``.
         jobs: Worker processes.
 
@@ -168,11 +168,9 @@ def run_sweeps(
     for sw in sweeps:
         for v in sw.values:
             applier(sw, v)(spec)
-    tasks = [
-        (model_ref, options, sw, v, k, base, duration)
-        for sw in sweeps
-        for k, v in enumerate(sw.values)
-    ]
+    pairs = [(sw, v) for sw in sweeps for v in sw.values]
+    # k numbers the runs across all sweeps: two sweeps of one attribute get distinct CSVs.
+    tasks = [(model_ref, options, sw, v, k, base, duration) for k, (sw, v) in enumerate(pairs)]
     workers = min(len(tasks), jobs or os.cpu_count() or 1)
     if workers <= 1:
         return [_run_one(*t) for t in tasks]

@@ -8,7 +8,6 @@ the peg tip, peg axis = tool z.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
 import tempfile
@@ -20,15 +19,9 @@ import mujoco
 import numpy as np
 
 from mjscope.config import from_dict, package_data_path, read_yaml
-from mjscope.control.config import (
-    FORCE_SOURCES,
-    FRICTION_MODELS,
-    PLANNERS,
-    ControllerCfg,
-    PlannerCfg,
-    Vec3,
-)
+from mjscope.control.config import ControllerCfg, PlannerCfg, Vec3
 from mjscope.exceptions import ConfigError, UnknownNameError
+from mjscope.experiments.scene_checks import validate
 from mjscope.models import compile_spec, registry
 from mjscope.models.scene import add_camera, add_floor, add_light, set_offscreen_size
 
@@ -139,38 +132,6 @@ def load_scene(name_or_path: str | Path) -> Scene:
     data.setdefault("name", path.stem)
     cfg = validate(from_dict(SceneCfg, data, where=str(path)), str(path))
     return Scene(cfg, path)
-
-
-def validate(cfg: SceneCfg, where: str = "scene") -> SceneCfg:
-    """Check choices and ranges; fill gate defaults from the dock and duration.
-
-    Raises:
-        ConfigError: A value is out of its valid set or range.
-    """
-    if cfg.robot not in registry.names():
-        raise ConfigError(f"{where}: robot {cfg.robot!r} unknown; valid: {registry.names()}")
-    _choice(cfg.planner.kind, PLANNERS, f"{where}: planner.kind")
-    _choice(cfg.controller.friction_comp.model, FRICTION_MODELS, f"{where}: friction_comp.model")
-    _choice(cfg.controller.hqp.force_source, FORCE_SOURCES, f"{where}: hqp.force_source")
-    if cfg.dock is None and cfg.planner.kind == "two_segment":
-        raise ConfigError(f"{where}: planner.kind 'two_segment' needs a dock section")
-    for key in ("control_period", "duration"):
-        if getattr(cfg, key) <= 0:
-            raise ConfigError(f"{where}: {key} must be > 0, got {getattr(cfg, key)}")
-    n = round(cfg.control_period / 0.001)
-    if n < 1 or abs(n * 0.001 - cfg.control_period) > 1e-9:
-        raise ConfigError(f"{where}: control_period must be a multiple of 0.001 s")
-    gate = cfg.gate
-    if gate.time_budget is None:
-        gate = dataclasses.replace(gate, time_budget=cfg.duration)
-    if gate.max_lateral is None and cfg.dock is not None:
-        gate = dataclasses.replace(gate, max_lateral=cfg.dock.clearance)
-    return dataclasses.replace(cfg, gate=gate)
-
-
-def _choice(value: str, valid: tuple[str, ...], where: str) -> None:
-    if value not in valid:
-        raise ConfigError(f"{where} {value!r} unknown; valid: {', '.join(valid)}")
 
 
 def dock_rotation(dock: DockCfg) -> np.ndarray:

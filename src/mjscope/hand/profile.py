@@ -168,8 +168,8 @@ def validate_profile(p: HandProfile, where: str = "profile") -> None:
                 f"{where}: gains for {joint!r}, which no slot drives; "
                 f"use one of {', '.join(p.active_joints)}"
             )
-        if min(g.stiffness, g.damping, g.max_effort) <= 0:
-            raise ConfigError(f"{where}: gains of {joint!r} must all be > 0, got {g}")
+        if not all(0 < v < math.inf for v in (g.stiffness, g.damping, g.max_effort)):
+            raise ConfigError(f"{where}: gains of {joint!r} must all be finite and > 0, got {g}")
 
 
 def _check_slots(p: HandProfile, where: str) -> None:

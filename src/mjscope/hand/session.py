@@ -37,11 +37,17 @@ def parse_command(text: str, profile: HandProfile) -> np.ndarray | dict[str, flo
     if not Path(text).is_file():
         raise ConfigError(f"--command {text!r}: use open, fist or an existing YAML/JSON file")
     data = read_yaml(text)
+    if not data:
+        raise ConfigError(f"{text}: empty command; give sdk: [{N_SLOTS} values] or joint: rad")
     if "sdk" in data:
         vals = data["sdk"]
         if not isinstance(vals, list) or len(vals) != N_SLOTS or not _numbers(vals):
             raise ConfigError(f"{text}: sdk must be a list of {N_SLOTS} numbers in 0..255")
-        return np.clip(np.array(vals, float), 0.0, 255.0)
+        raw = np.array(vals, float)
+        if ((raw < 0.0) | (raw > 255.0)).any():
+            bad = raw[(raw < 0.0) | (raw > 255.0)][0]
+            raise ConfigError(f"{text}: sdk value {bad:g} outside 0..255; fix the file")
+        return raw
     known = set(profile.all_joints) | {profile.model_name(j) for j in profile.all_joints}
     bad = sorted(k for k in data if k not in known)
     if bad or not _numbers(list(data.values())):

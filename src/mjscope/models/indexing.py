@@ -46,7 +46,7 @@ class JointAddress(NamedTuple):
 
 
 class JointIndex:
-    """Name → address map over every joint of a model, built once.
+    """Name → address map over every joint of a model, built once (unnamed: ``joint#<id>``).
 
     Args:
         model: The compiled model.
@@ -55,7 +55,7 @@ class JointIndex:
     def __init__(self, model: mujoco.MjModel) -> None:
         self._addr: dict[str, JointAddress] = {}
         for j in range(model.njnt):
-            name = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j) or f"joint{j}"
+            name = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j) or f"joint#{j}"
             jt = int(model.jnt_type[j])
             self._addr[name] = JointAddress(
                 j,

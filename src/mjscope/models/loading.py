@@ -58,7 +58,7 @@ def load_spec(path_or_name: str | Path, options: LoadOptions | None = None) -> m
     """
     opts = options or LoadOptions()
     text = str(path_or_name)
-    looks_like_file = text.endswith((".xml", ".urdf", ".mjcf")) or os.sep in text
+    looks_like_file = text.lower().endswith((".xml", ".urdf", ".mjcf")) or os.sep in text
     if not looks_like_file:
         from mjscope.models.registry import build_spec
 
@@ -66,9 +66,12 @@ def load_spec(path_or_name: str | Path, options: LoadOptions | None = None) -> m
     path = Path(text).expanduser()
     if not path.is_file():
         raise ModelLoadError(f"model file {text!r} not found; check the path")
-    if _is_urdf(path):
-        return _spec_from_string(_prepare_urdf(path, opts), path)
-    return _spec_from_file(path)
+    try:
+        if _is_urdf(path):
+            return _spec_from_string(_prepare_urdf(path, opts), path)
+        return _spec_from_file(path)
+    except OSError as e:  # no permission to read it, ...
+        raise ModelLoadError(f"cannot read model file {text!r}: {e.strerror}; check it") from e
 
 
 def load(path_or_name: str | Path, options: LoadOptions | None = None) -> mujoco.MjModel:
@@ -148,6 +151,8 @@ def _one_line(e: Exception) -> str:
             "; the file is missing: restore it or fix the path "
             "(relative to the model file or its meshdir/assetdir)"
         )
+    elif "could not find decoder" in text:  # MuJoCo picks the MJCF reader by the suffix
+        text += "; MuJoCo reads MJCF only from a file ending in lower-case .xml: rename it"
     elif "unrecognized attribute" in text or "unrecognized element" in text:
         text += "; remove it or check the MuJoCo version this model was written for"
     return text

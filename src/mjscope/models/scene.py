@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import mujoco
+import numpy as np
 
 
 def add_floor(
@@ -71,17 +72,19 @@ def add_camera(
 
     Returns:
         The new camera.
+
+    Raises:
+        ValueError: ``pos`` equals ``target`` (no viewing direction).
     """
+    # Aim with xyaxes: x to the right (horizontal), y up-ish, z pointing back at the camera.
+    fwd = np.asarray(target, float) - np.asarray(pos, float)  # (3,)
+    if np.linalg.norm(fwd) < 1e-12:
+        raise ValueError(f"camera {name!r}: pos and target are the same point {list(pos)}")
+    fwd /= np.linalg.norm(fwd)
     cam = spec.worldbody.add_camera()
     cam.name = name
     cam.pos = list(pos)
-    cam.mode = mujoco.mjtCamLight.mjCAMLIGHT_TARGETBODY
     cam.fovy = fovy
-    # Aim with xyaxes: x to the right (horizontal), y up-ish, z pointing back at the camera.
-    import numpy as np
-
-    fwd = np.asarray(target, float) - np.asarray(pos, float)
-    fwd /= np.linalg.norm(fwd)
     right = np.cross(fwd, [0.0, 0.0, 1.0])
     if np.linalg.norm(right) < 1e-9:
         right = np.array([1.0, 0.0, 0.0])

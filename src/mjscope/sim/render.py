@@ -13,7 +13,7 @@ from pathlib import Path
 import mujoco
 import numpy as np
 
-from mjscope.exceptions import MjscopeError, OutputError
+from mjscope.exceptions import MjscopeError, OutputError, UnknownNameError
 from mjscope.paths import check_writable
 
 
@@ -25,6 +25,10 @@ class OffscreenRenderer:
         width: Frame width [px]; clipped to the model's offscreen buffer.
         height: Frame height [px]; clipped to the model's offscreen buffer.
         camera: Camera name or id; ``None`` uses a free camera framing the whole model.
+
+    Raises:
+        UnknownNameError: ``camera`` is not a camera of the model.
+        MjscopeError: No offscreen GL backend works.
     """
 
     def __init__(
@@ -34,6 +38,7 @@ class OffscreenRenderer:
         height: int = 480,
         camera: str | int | None = None,
     ) -> None:
+        _check_camera(model, camera)
         _ensure_headless_backend()
         width = min(width, int(model.vis.global_.offwidth))
         height = min(height, int(model.vis.global_.offheight))
@@ -90,6 +95,26 @@ def _ensure_headless_backend() -> None:
         else:
             from mujoco.osmesa import GLContext as Headless
         gl_context.GLContext = Headless
+
+
+def _check_camera(model: mujoco.MjModel, camera: str | int | None) -> None:
+    """Reject an unknown camera name or id before a GL context is made.
+
+    Raises:
+        UnknownNameError: ``camera`` is not a camera of the model.
+    """
+    if camera is None:
+        return
+    obj = mujoco.mjtObj.mjOBJ_CAMERA
+    if isinstance(camera, str):
+        known = mujoco.mj_name2id(model, obj, camera) >= 0
+    else:
+        known = -1 <= camera < model.ncam  # -1: MuJoCo's free camera
+    if not known:
+        names = [mujoco.mj_id2name(model, obj, c) or str(c) for c in range(model.ncam)]
+        raise UnknownNameError(
+            "camera", str(camera), names, "Pass one of these, or none for a free camera"
+        )
 
 
 def _free_camera(model: mujoco.MjModel) -> mujoco.MjvCamera:
@@ -150,10 +175,11 @@ def write_video(frames: Iterable[np.ndarray], path: str | Path, fps: float = 30.
     """
     import imageio.v2 as iio2
 
-    p = check_writable(path)
+    p = Path(path)
     suffix = p.suffix.lower()
     if suffix not in (".mp4", ".gif"):
         raise OutputError(f"cannot record to {str(p)!r}: use a .mp4 or .gif file name")
+    check_writable(p)
     if suffix == ".gif":
         writer = iio2.get_writer(p, mode="I", duration=1000.0 / fps, loop=0)
     else:

@@ -73,20 +73,11 @@ def get_motion_reference(planner: Trajectory, R_d: npt.ArrayLike, t: float) -> M
     With a constant orientation the body angular velocity is zero and the body linear
     velocity/acceleration are the world ones rotated by ``R_dᵀ``.
     """
-    R = np.asarray(R_d, float)
-    pos, vel, acc = planner.get_state(t)
-    T = np.eye(4)
-    T[:3, :3] = R
-    T[:3, 3] = pos
-    V = np.zeros(6)
-    Vdot = np.zeros(6)
-    V[:3] = R.T @ vel
-    Vdot[:3] = R.T @ acc
-    return MotionReference(T, V, Vdot, pos, vel, acc, R, planner.segment(t))
+    return ReferenceAdapter(planner, R_d)(t)
 
 
 class ReferenceAdapter:
-    """:func:`get_motion_reference` as a callable with the constant parts precomputed.
+    """A planner and a constant orientation as a reference callable (constant parts precomputed).
 
     Args:
         planner: Position planner.
@@ -101,7 +92,7 @@ class ReferenceAdapter:
         self._T[:3, :3] = self.R
 
     def __call__(self, t: float) -> MotionReference:
-        """Reference at ``t`` [s] (same values as :func:`get_motion_reference`)."""
+        """Reference at ``t`` [s]; the body twist is the world one rotated by ``R_dᵀ``."""
         pos, vel, acc = self.planner.get_state(t)
         T = self._T.copy()
         T[:3, 3] = pos

@@ -103,8 +103,7 @@ def _position_actuator(spec: mujoco.MjSpec, leg: str, part: str) -> None:
 
 
 def _add_sensors(spec: mujoco.MjSpec) -> None:
-    imu = spec.body(c.TRUNK).add_site(name="imu", pos=[0, 0, 0])
-    del imu
+    spec.body(c.TRUNK).add_site(name="imu", pos=[0, 0, 0])
     for name, kind in (
         ("imu_gyro", mujoco.mjtSensor.mjSENS_GYRO),
         ("imu_acc", mujoco.mjtSensor.mjSENS_ACCELEROMETER),

@@ -1,0 +1,96 @@
+"""Checks of a loaded ``SceneCfg``: choices, finite numbers, positive sizes, gate defaults."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import TYPE_CHECKING, Any
+
+from mjscope.control.config import FORCE_SOURCES, FRICTION_MODELS, PLANNERS
+from mjscope.exceptions import ConfigError
+from mjscope.models import registry
+
+if TYPE_CHECKING:
+    from mjscope.experiments.scene import SceneCfg
+
+#: Scene values that must be > 0 (dotted paths into ``SceneCfg``).
+POSITIVE_KEYS = (
+    "control_period",
+    "duration",
+    "tool.mass",
+    "tool.half_width",
+    "tool.length",
+    "controller.friction_comp.velocity_eps",
+    "controller.friction_comp.torque_eps",
+    "planner.approach_time",
+    "planner.insert_time",
+    "planner.period",
+    "planner.ramp_time",
+)
+
+
+def validate(cfg: SceneCfg, where: str = "scene") -> SceneCfg:
+    """Check choices and ranges; fill gate defaults from the dock and duration.
+
+    Raises:
+        ConfigError: A value is out of its valid set or range.
+    """
+    if cfg.robot not in registry.names():
+        raise ConfigError(f"{where}: robot {cfg.robot!r} unknown; valid: {registry.names()}")
+    _choice(cfg.planner.kind, PLANNERS, f"{where}: planner.kind")
+    _choice(cfg.controller.friction_comp.model, FRICTION_MODELS, f"{where}: friction_comp.model")
+    _choice(cfg.controller.hqp.force_source, FORCE_SOURCES, f"{where}: hqp.force_source")
+    if cfg.dock is None and cfg.planner.kind == "two_segment":
+        raise ConfigError(f"{where}: planner.kind 'two_segment' needs a dock section")
+    _check_finite(cfg, where)
+    for key in POSITIVE_KEYS:
+        _check_positive(cfg, key, where)
+    if cfg.dock is not None:
+        for key in ("dock.depth", "dock.wall"):
+            _check_positive(cfg, key, where)
+        if cfg.dock.clearance < 0:
+            raise ConfigError(f"{where}: dock.clearance must be >= 0, got {cfg.dock.clearance}")
+    if cfg.planner.hold < 0:
+        raise ConfigError(f"{where}: planner.hold must be >= 0, got {cfg.planner.hold}")
+    imp = cfg.controller.impedance
+    for name in ("kp_pos", "kp_rot", "ki_pos", "kd_pos", "kd_rot", "i_limit"):
+        value = getattr(imp, name)
+        if value is not None and min(value if isinstance(value, tuple) else (value,)) < 0:
+            raise ConfigError(f"{where}: controller.impedance.{name} must be >= 0")
+    n = round(cfg.control_period / 0.001)
+    if n < 1 or abs(n * 0.001 - cfg.control_period) > 1e-9:
+        raise ConfigError(f"{where}: control_period must be a multiple of 0.001 s")
+    gate = cfg.gate
+    if gate.time_budget is None:
+        gate = dataclasses.replace(gate, time_budget=cfg.duration)
+    if gate.max_lateral is None and cfg.dock is not None:
+        gate = dataclasses.replace(gate, max_lateral=cfg.dock.clearance)
+    return dataclasses.replace(cfg, gate=gate)
+
+
+def _check_finite(obj: Any, where: str) -> None:
+    """Every number in the (nested) configuration is finite: NaN or inf is a typo, not a gain."""
+    items = (
+        ((f.name, getattr(obj, f.name)) for f in dataclasses.fields(obj))
+        if dataclasses.is_dataclass(obj)
+        else enumerate(obj)
+    )
+    for key, v in items:
+        sub = f"{where}.{key}" if isinstance(key, str) else f"{where}[{key}]"
+        if isinstance(v, float) and not math.isfinite(v):
+            raise ConfigError(f"{sub} is {v}; give a finite number")
+        if dataclasses.is_dataclass(v) or isinstance(v, tuple):
+            _check_finite(v, sub)
+
+
+def _check_positive(cfg: SceneCfg, key: str, where: str) -> None:
+    value: Any = cfg
+    for part in key.split("."):
+        value = getattr(value, part)
+    if value <= 0:
+        raise ConfigError(f"{where}: {key} must be > 0, got {value}")
+
+
+def _choice(value: str, valid: tuple[str, ...], where: str) -> None:
+    if value not in valid:
+        raise ConfigError(f"{where} {value!r} unknown; valid: {', '.join(valid)}")
