@@ -147,7 +147,7 @@ def test_demo_part_writes_gif_strip_and_report(tmp_path: Path) -> None:
 
 
 def test_recorder_keeps_an_earlier_file_unless_a_run_completes(tmp_path: Path) -> None:
-    from mjscope.cli._mirror_run import Recorder
+    from mjscope.sim.render import VideoRecorder as Recorder
 
     out = tmp_path / "v.gif"
     out.write_bytes(b"earlier run")

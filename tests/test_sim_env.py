@@ -99,11 +99,12 @@ def test_recording(tmp_path: Path) -> None:
     sc = load_scene("iiwa14_track_circle")
     m = sc.build_mjmodel()
     env = MujocoEnv(m, sc.initial_q(m))
-    env.start_recording(fps=100.0, width=64, height=48)
+    env.start_recording(tmp_path / "run.gif", fps=100.0, width=64, height=48)
     for _ in range(30):
         env.step(np.zeros(7))
-    out = env.save_recording(tmp_path / "run.gif")
-    assert out.is_file() and out.stat().st_size > 0
-    assert len(env._frames) == 4  # the initial frame + one per 10 ms
+    assert env.recorded_frames == 4  # the initial frame + one per 10 ms
+    out = env.save_recording()
+    assert out == tmp_path / "run.gif" and out.stat().st_size > 0
+    assert env.recorded_frames == 0
     with pytest.raises(SimulationError, match="nothing recorded"):
-        env.save_recording(tmp_path / "again.gif")
+        env.save_recording()

@@ -18,15 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import mujoco
-import numpy as np
 
 from mjscope.bridge.config import RenderCfg, RigCfg
 from mjscope.bridge.mirror import Mirror
 from mjscope.bridge.sides import SideStatus
 from mjscope.bridge.transport.base import Transport
-from mjscope.exceptions import MjscopeError, OutputError
-from mjscope.paths import check_writable
-from mjscope.sim.render import OffscreenRenderer
+from mjscope.exceptions import MjscopeError
+from mjscope.sim.render import OffscreenRenderer, VideoRecorder
 
 STATUS_PERIOD_S = 0.25  # status line refresh [s]
 
@@ -48,68 +46,6 @@ class LoopOptions:
     record: Path | None = None
     snapshot: Path | None = None
     live_status: bool = False
-
-
-class Recorder:
-    """Streams frames into an ``.mp4`` (H.264) or ``.gif`` file, one at a time.
-
-    Frames go to a hidden sibling file that replaces ``path`` only when :meth:`close` keeps it,
-    so a run that fails or records nothing leaves an earlier file in place.
-
-    Args:
-        path: Output file; the suffix picks the format.
-        fps: Frames per second.
-
-    Raises:
-        OutputError: Unknown suffix or unwritable folder.
-    """
-
-    def __init__(self, path: Path, fps: float) -> None:
-        import imageio.v2 as iio2
-
-        p = check_writable(path)
-        self.path, self.frames = p, 0
-        self._part = p.with_name(f".{p.stem}.part{p.suffix}")
-        if p.suffix.lower() == ".gif":
-            self._w = iio2.get_writer(self._part, mode="I", duration=1000.0 / fps, loop=0)
-        elif p.suffix.lower() == ".mp4":
-            self._w = iio2.get_writer(
-                self._part, fps=fps, codec="libx264", quality=7, macro_block_size=8
-            )
-        else:
-            raise OutputError(f"cannot record to {str(p)!r}: use a .mp4 or .gif file name")
-
-    def add(self, frame: np.ndarray) -> None:
-        """Append one ``(h, w, 3)`` uint8 frame.
-
-        Raises:
-            OutputError: The file cannot be written (full disk, special folder, ...).
-        """
-        try:
-            self._w.append_data(frame)
-        except OSError as e:
-            raise _write_error(self.path, e) from e
-        self.frames += 1
-
-    def close(self, keep: bool = True) -> None:
-        """Finish the file; it replaces ``path`` when ``keep`` and at least one frame was added.
-
-        Raises:
-            OutputError: The file cannot be finished or moved into place.
-        """
-        try:
-            self._w.close()
-            if keep and self.frames:
-                os.replace(self._part, self.path)
-        except OSError as e:
-            raise _write_error(self.path, e) from e
-        finally:
-            self._part.unlink(missing_ok=True)
-
-
-def _write_error(path: Path, e: OSError) -> OutputError:
-    first = (str(e).strip().splitlines() or ["I/O error"])[0]  # ffmpeg appends its whole log
-    return OutputError(f"cannot write {str(path)!r}: {first}; choose another path")
 
 
 @contextmanager
@@ -217,7 +153,7 @@ def run_loop(
         check_display()
     viewer: list[Any] = []  # opened once the mirror is ready: never show the zero pose
     renderer = OffscreenRenderer(model, camera=camera_of(model)) if opts.record else None
-    recorder = Recorder(opts.record, render.render_rate_hz) if opts.record else None
+    recorder = VideoRecorder(opts.record, render.render_rate_hz) if opts.record else None
     completed = False
     try:
         _loop(mirror, render, opts, viewer, renderer, recorder, stop)
@@ -244,7 +180,7 @@ def _loop(
     opts: LoopOptions,
     viewer: list[Any],
     renderer: OffscreenRenderer | None,
-    recorder: Recorder | None,
+    recorder: VideoRecorder | None,
     stop: threading.Event | None,
 ) -> None:
     period = 1.0 / render.render_rate_hz

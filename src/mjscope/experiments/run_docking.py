@@ -123,11 +123,13 @@ def run_simulation(
     R_d = R0 if cfg.dock is None else aligned_rotation(dock_rotation(cfg.dock), R0, n_fold=4)
     reference = ReferenceAdapter(build_planner(sc, p0), R_d)
     if record is not None:
-        env.start_recording()
+        env.start_recording(record)
     ff = friction if use_fc and friction.active else None
-    run_loop(env, ctrl, reference, ff, limits, n_steps, result)
-    if record is not None:
-        env.save_recording(record)
+    try:
+        run_loop(env, ctrl, reference, ff, limits, n_steps, result)
+    finally:
+        if record is not None:
+            env.save_recording()  # streamed; kept up to where the run stopped
     return result
 
 

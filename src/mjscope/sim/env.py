@@ -17,7 +17,7 @@ import numpy.typing as npt
 from mjscope.exceptions import SimulationError
 
 if TYPE_CHECKING:
-    from mjscope.sim.render import OffscreenRenderer
+    from mjscope.sim.render import OffscreenRenderer, VideoRecorder
 
 
 class MujocoEnv:
@@ -48,7 +48,7 @@ class MujocoEnv:
         self._w = np.zeros(6)  # wrench work buffer; (6,)
         self._w_f, self._w_m = self._w[:3], self._w[3:]
         self._r, self._c = np.zeros(3), np.zeros(3)
-        self._frames: list[np.ndarray] = []
+        self._recorder: VideoRecorder | None = None
         self._renderer: OffscreenRenderer | None = None
         self._frame_every = 0
         self._steps = 0
@@ -115,8 +115,8 @@ class MujocoEnv:
         if self._badqacc.number:
             raise SimulationError(f"MuJoCo reported a bad acceleration at t = {self.time:.3f} s")
         self._steps += 1
-        if self._renderer is not None and self._steps % self._frame_every == 0:
-            self._frames.append(self._renderer.render(self.data))
+        if self._recorder is not None and self._steps % self._frame_every == 0:
+            self._recorder.add(self._renderer.render(self.data))  # type: ignore[union-attr]
         return self._qpos.copy(), self._qvel.copy(), self._p_eef.copy()
 
     def eef_pose(self) -> tuple[np.ndarray, np.ndarray]:
@@ -168,23 +168,44 @@ class MujocoEnv:
                 total += float(self._force6[0])
         return total
 
-    def start_recording(self, fps: float = 30.0, width: int = 640, height: int = 480) -> None:
-        """Grab a frame every ``1/fps`` s of simulated time from the ``side`` camera."""
-        from mjscope.sim.render import OffscreenRenderer
+    def start_recording(
+        self, path: str | Path, fps: float = 30.0, width: int = 640, height: int = 480
+    ) -> None:
+        """Stream a frame every ``1/fps`` s of simulated time from the ``side`` camera to ``path``.
 
+        Args:
+            path: ``.mp4`` or ``.gif`` file; an earlier file is replaced only by
+                :meth:`save_recording`.
+            fps: Frames per second of simulated time.
+            width: Frame width [px].
+            height: Frame height [px].
+
+        Raises:
+            OutputError: Bad suffix or unwritable folder (checked before anything runs).
+        """
+        from mjscope.sim.render import OffscreenRenderer, VideoRecorder
+
+        self._recorder = VideoRecorder(path, fps)
         cam = "side" if self.model.ncam else None
         self._renderer = OffscreenRenderer(self.model, width, height, cam)
         period = self.model.opt.timestep * self.n_substeps
         self._frame_every = max(1, round(1.0 / (fps * period)))
-        self._fps = fps
-        self._frames = [self._renderer.render(self.data)]
+        self._recorder.add(self._renderer.render(self.data))
 
-    def save_recording(self, path: str | Path) -> Path:
-        """Write the recorded frames (``.mp4`` or ``.gif``) and stop recording."""
-        from mjscope.sim.render import write_video
+    @property
+    def recorded_frames(self) -> int:
+        """Frames streamed so far by the current recording (0 when not recording)."""
+        return self._recorder.frames if self._recorder is not None else 0
 
-        if self._renderer is None:
-            raise SimulationError("nothing recorded: call start_recording() first")
+    def save_recording(self) -> Path:
+        """Finish the recording started by :meth:`start_recording` and return its path.
+
+        Raises:
+            SimulationError: No recording was started.
+        """
+        if self._recorder is None or self._renderer is None:
+            raise SimulationError("nothing recorded: call start_recording(path) first")
+        rec, self._recorder = self._recorder, None
         self._renderer.close()
         self._renderer = None
-        return write_video(self._frames, path, self._fps)
+        return rec.close()

@@ -159,6 +159,77 @@ def render_png(
         return save_png(r.render(data), path)
 
 
+class VideoRecorder:
+    """Streams frames into an ``.mp4`` (H.264 via imageio-ffmpeg) or ``.gif`` file.
+
+    Frames go to a hidden sibling file that replaces ``path`` only when :meth:`close` keeps it,
+    so a run that fails or records nothing leaves an earlier file in place, and memory stays
+    flat however long the recording.
+
+    Args:
+        path: Output file; the suffix picks the format.
+        fps: Frames per second.
+
+    Raises:
+        OutputError: Unknown suffix or unwritable folder.
+    """
+
+    def __init__(self, path: str | Path, fps: float = 30.0) -> None:
+        import imageio.v2 as iio2
+
+        p = Path(path)
+        suffix = p.suffix.lower()
+        if suffix not in (".mp4", ".gif"):
+            raise OutputError(f"cannot record to {str(p)!r}: use a .mp4 or .gif file name")
+        self.path, self.frames = check_writable(p), 0
+        self._part = p.with_name(f".{p.stem}.part{p.suffix}")
+        try:
+            if suffix == ".gif":
+                self._w = iio2.get_writer(self._part, mode="I", duration=1000.0 / fps, loop=0)
+            else:
+                self._w = iio2.get_writer(
+                    self._part, fps=fps, codec="libx264", quality=7, macro_block_size=8
+                )
+        except OSError as e:
+            raise _write_error(p, e) from e
+
+    def add(self, frame: np.ndarray) -> None:
+        """Append one ``(h, w, 3)`` uint8 frame.
+
+        Raises:
+            OutputError: The file cannot be written (full disk, special folder, ...).
+        """
+        try:
+            self._w.append_data(frame)
+        except OSError as e:
+            raise _write_error(self.path, e) from e
+        self.frames += 1
+
+    def close(self, keep: bool = True) -> Path:
+        """Finish the file; it replaces ``path`` when ``keep`` and at least one frame was added.
+
+        Returns:
+            The output path.
+
+        Raises:
+            OutputError: The file cannot be finished or moved into place.
+        """
+        try:
+            self._w.close()
+            if keep and self.frames:
+                os.replace(self._part, self.path)
+        except OSError as e:
+            raise _write_error(self.path, e) from e
+        finally:
+            self._part.unlink(missing_ok=True)
+        return self.path
+
+
+def _write_error(path: Path, e: OSError) -> OutputError:
+    first = (str(e).strip().splitlines() or ["I/O error"])[0]  # ffmpeg appends its whole log
+    return OutputError(f"cannot write {str(path)!r}: {first}; choose another path")
+
+
 def write_video(frames: Iterable[np.ndarray], path: str | Path, fps: float = 30.0) -> Path:
     """Write frames to ``.mp4`` (H.264 via imageio-ffmpeg) or ``.gif``.
 
@@ -173,21 +244,15 @@ def write_video(frames: Iterable[np.ndarray], path: str | Path, fps: float = 30.
     Raises:
         OutputError: Unknown suffix or unwritable path.
     """
-    import imageio.v2 as iio2
-
-    p = Path(path)
-    suffix = p.suffix.lower()
-    if suffix not in (".mp4", ".gif"):
-        raise OutputError(f"cannot record to {str(p)!r}: use a .mp4 or .gif file name")
-    check_writable(p)
-    if suffix == ".gif":
-        writer = iio2.get_writer(p, mode="I", duration=1000.0 / fps, loop=0)
-    else:
-        writer = iio2.get_writer(p, fps=fps, codec="libx264", quality=7, macro_block_size=8)
-    with writer:
+    rec = VideoRecorder(path, fps)
+    ok = False
+    try:
         for f in frames:
-            writer.append_data(f)
-    return p
+            rec.add(f)
+        ok = True
+    finally:
+        rec.close(keep=ok)
+    return rec.path
 
 
 def image_strip(images: Sequence[np.ndarray]) -> np.ndarray:
