@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import mujoco
@@ -147,17 +147,15 @@ class HandBridge:
 
     def handle_legacy(self, msg: object) -> bool:
         """Apply a legacy command message; a bad frame is counted and changes nothing."""
-        try:
-            self.command_sdk(self.parser.legacy(msg))
-        except InvalidFrame as e:
-            self.rejects.reject(e)
-            return False
-        return True
+        return self._handle(lambda: self.command_sdk(self.parser.legacy(msg)))
 
     def handle_nominal(self, msg: object) -> bool:
         """Apply a nominal (radian) message; a bad frame is counted and changes nothing."""
+        return self._handle(lambda: self.set_nominal_targets(self.parser.nominal(msg)))
+
+    def _handle(self, apply: Callable[[], None]) -> bool:
         try:
-            self.set_nominal_targets(self.parser.nominal(msg))
+            apply()
         except InvalidFrame as e:
             self.rejects.reject(e)
             return False

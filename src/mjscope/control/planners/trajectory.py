@@ -163,6 +163,18 @@ class _Periodic(Trajectory):
         self.e2 = np.asarray(plane[1], float) / np.linalg.norm(plane[1])
         self.duration = float("inf")
 
+    def get_state(self, t: float) -> State:
+        """See :meth:`Trajectory.get_state`."""
+        return self._states(*self.phase(t))
+
+    def get_states(self, ts: npt.ArrayLike) -> States:
+        """See :meth:`Trajectory.get_states`."""
+        return self._states(*(x[:, None] for x in self.phases(np.asarray(ts, float))))
+
+    @abstractmethod
+    def _states(self, phi: _F, dphi: _F, ddphi: _F) -> State:
+        """Position, velocity, acceleration for phase φ and its derivatives (per shape)."""
+
     def phase(self, t: float) -> tuple[float, float, float]:
         """φ [rad], φ̇ [rad/s], φ̈ [rad/s²] at ``t``."""
         tau = (t - self.t0) / self.ramp
@@ -192,14 +204,6 @@ class _Periodic(Trajectory):
 class CircleTrajectory(_Periodic):
     """Circle of radius ``size`` through ``p0`` in the plane (e1, e2); centre at p0 − r·e1."""
 
-    def get_state(self, t: float) -> State:
-        """See :meth:`Trajectory.get_state`."""
-        return self._states(*self.phase(t))
-
-    def get_states(self, ts: npt.ArrayLike) -> States:
-        """See :meth:`Trajectory.get_states`."""
-        return self._states(*(x[:, None] for x in self.phases(np.asarray(ts, float))))
-
     def _states(self, phi: _F, dphi: _F, ddphi: _F) -> State:
         r, c, s = self.size, np.cos(phi), np.sin(phi)
         radial = c * self.e1 + s * self.e2
@@ -210,14 +214,6 @@ class CircleTrajectory(_Periodic):
 
 class Figure8Trajectory(_Periodic):
     """Figure-8 (Gerono lemniscate) ``p0 + A sin φ e1 + (A/2) sin 2φ e2``."""
-
-    def get_state(self, t: float) -> State:
-        """See :meth:`Trajectory.get_state`."""
-        return self._states(*self.phase(t))
-
-    def get_states(self, ts: npt.ArrayLike) -> States:
-        """See :meth:`Trajectory.get_states`."""
-        return self._states(*(x[:, None] for x in self.phases(np.asarray(ts, float))))
 
     def _states(self, phi: _F, dphi: _F, ddphi: _F) -> State:
         a = self.size
