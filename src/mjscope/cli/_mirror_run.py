@@ -7,7 +7,6 @@ status line on a terminal. Nothing is ever sent to a robot; closing the viewer e
 from __future__ import annotations
 
 import math
-import os
 import signal
 import threading
 import time
@@ -23,8 +22,8 @@ from mjscope.bridge.config import RenderCfg, RigCfg
 from mjscope.bridge.mirror import Mirror
 from mjscope.bridge.sides import SideStatus
 from mjscope.bridge.transport.base import Transport
-from mjscope.exceptions import MjscopeError
 from mjscope.sim.render import OffscreenRenderer, VideoRecorder
+from mjscope.sim.viewer import check_display, open_viewer
 
 STATUS_PERIOD_S = 0.25  # status line refresh [s]
 
@@ -64,54 +63,6 @@ def stop_on_sigterm(stop: threading.Event) -> Iterator[None]:
 def camera_of(model: mujoco.MjModel) -> str | None:
     """The model's ``mirror`` camera if it has one, else ``None`` (free camera)."""
     return "mirror" if mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_CAMERA, "mirror") >= 0 else None
-
-
-def check_display() -> None:
-    """Fail early when the native viewer cannot have a window.
-
-    Raises:
-        MjscopeError: No display.
-    """
-    if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
-        raise MjscopeError("--viewer native needs a display (DISPLAY is unset); use --viewer none")
-
-
-def open_viewer(model: mujoco.MjModel, data: mujoco.MjData) -> Any:
-    """The MuJoCo passive viewer.
-
-    Raises:
-        MjscopeError: No display, or the viewer cannot start.
-    """
-    check_display()
-    import mujoco.viewer
-
-    before = set(threading.enumerate())
-    try:
-        handle = mujoco.viewer.launch_passive(model, data, show_left_ui=False, show_right_ui=False)
-    except Exception as e:  # GLFW errors vary per platform
-        raise MjscopeError(f"cannot open the MuJoCo viewer: {e}; use --viewer none") from e
-    return _Viewer(handle, [t for t in threading.enumerate() if t not in before])
-
-
-class _Viewer:
-    """The passive viewer's handle plus its UI thread, joined on close (no exit-time crash)."""
-
-    def __init__(self, handle: Any, threads: list[threading.Thread]) -> None:
-        self.handle, self._threads = handle, threads
-
-    def is_running(self) -> bool:
-        return bool(self.handle.is_running())
-
-    def lock(self) -> Any:
-        return self.handle.lock()
-
-    def sync(self) -> None:
-        self.handle.sync()
-
-    def close(self) -> None:
-        self.handle.close()
-        for t in self._threads:
-            t.join(timeout=5.0)
 
 
 def status_text(statuses: list[SideStatus], mirror: Mirror) -> str:

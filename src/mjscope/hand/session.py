@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,9 +12,10 @@ import mujoco
 import numpy as np
 
 from mjscope.config import read_yaml
-from mjscope.exceptions import ConfigError, MjscopeError
+from mjscope.exceptions import ConfigError
 from mjscope.hand.bridge import HandBridge
 from mjscope.hand.profile import N_SLOTS, HandProfile
+from mjscope.sim.viewer import open_viewer
 
 logger = logging.getLogger(__name__)
 
@@ -122,7 +122,9 @@ def run_live(bridge: HandBridge, opts: LiveOptions) -> int:
     Returns:
         Control steps run.
     """
-    viewer = _open_viewer(bridge) if opts.viewer == "native" else None
+    viewer = (
+        open_viewer(bridge.model, bridge.data, show_ui=True) if opts.viewer == "native" else None
+    )
     counter = [0]
     try:
         frames = _loop(bridge, opts, viewer, counter)
@@ -178,14 +180,3 @@ def snapshot(bridge: HandBridge, path: Path) -> Path:
     from mjscope.sim.render import render_png
 
     return render_png(bridge.model, bridge.data, path, 640, 480, _camera(bridge.model))
-
-
-def _open_viewer(bridge: HandBridge) -> Any:
-    if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
-        raise MjscopeError("--viewer native needs a display (DISPLAY is unset); use --viewer none")
-    import mujoco.viewer
-
-    try:
-        return mujoco.viewer.launch_passive(bridge.model, bridge.data)
-    except Exception as e:  # GLFW errors differ per platform
-        raise MjscopeError(f"cannot open the MuJoCo viewer: {e}; use --viewer none") from e
