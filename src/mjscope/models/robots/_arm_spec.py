@@ -44,15 +44,32 @@ def set_inertial(
     body.inertia = list(inertia)
 
 
-def add_visual_segment(body: mujoco.MjsBody, to: Sequence[float], radius: float = 0.04) -> None:
-    """A massless, non-colliding capsule from the body origin to ``to`` (or a sphere)."""
+def add_visual_segment(
+    body: mujoco.MjsBody,
+    to: Sequence[float],
+    radius: float = 0.04,
+    rgba: Sequence[float] = _VISUAL_RGBA,
+    group: int = 1,
+    sphere_radius: float | None = None,
+) -> None:
+    """A massless, non-colliding capsule from the body origin to ``to`` [m] (or a sphere).
+
+    Args:
+        body: Body to add the geom to.
+        to: Capsule end in the body frame [m]; a (near) zero vector gives a sphere.
+        radius: Capsule radius [m].
+        rgba: Colour.
+        group: Geom group.
+        sphere_radius: Radius of the sphere case [m] (default: ``radius``).
+    """
     g = body.add_geom()
     g.contype = g.conaffinity = 0
-    g.group = 1
-    g.rgba = list(_VISUAL_RGBA)
+    g.density = 0.0
+    g.group = group
+    g.rgba = list(rgba)
     if sum(abs(x) for x in to) < 1e-6:
         g.type = mujoco.mjtGeom.mjGEOM_SPHERE
-        g.size = [radius, 0.0, 0.0]
+        g.size = [radius if sphere_radius is None else sphere_radius, 0.0, 0.0]
     else:
         g.type = mujoco.mjtGeom.mjGEOM_CAPSULE
         g.fromto = [0.0, 0.0, 0.0, *to]

@@ -15,6 +15,7 @@ import numpy as np
 
 from mjscope.models.registry import register
 from mjscope.models.robots import rm75_constants as C
+from mjscope.models.robots._arm_spec import add_visual_segment
 from mjscope.models.scene import add_camera, add_floor, add_light, set_offscreen_size
 
 ARM_RGBA = (0.82, 0.84, 0.88, 1.0)
@@ -36,18 +37,8 @@ def rpy_to_quat(rpy: Sequence[float]) -> list[float]:
 
 
 def _segment(body: mujoco.MjsBody, to: Sequence[float], rgba: Sequence[float]) -> None:
-    """A massless, non-colliding capsule from the body origin to ``to`` [m] (or a sphere)."""
-    g = body.add_geom()
-    g.contype = g.conaffinity = 0
-    g.density = 0.0
-    g.rgba = list(rgba)
-    if float(np.linalg.norm(to)) < 1e-9:
-        g.type = mujoco.mjtGeom.mjGEOM_SPHERE
-        g.size = [_RADIUS * 1.15, 0.0, 0.0]
-    else:
-        g.type = mujoco.mjtGeom.mjGEOM_CAPSULE
-        g.fromto = [0.0, 0.0, 0.0, *to]
-        g.size = [_RADIUS, 0.0, 0.0]
+    """A massless, non-colliding capsule of the arm's radius (a slightly larger sphere at 0)."""
+    add_visual_segment(body, to, _RADIUS, rgba, group=0, sphere_radius=_RADIUS * 1.15)
 
 
 def _inertial(body: mujoco.MjsBody, mass: float) -> None:
