@@ -18,9 +18,9 @@ import mujoco
 import numpy as np
 import pytest
 
-from mjscope.bridge.config import RenderCfg, load_rig_cfg
+from mjscope.mirror.config import RenderCfg, load_rig_cfg
 from mjscope.bridge.messages import JointState, Stamp
-from mjscope.bridge.mirror import Mirror
+from mjscope.mirror.mirror import Mirror
 from mjscope.bridge.transport import make_transport
 from mjscope.bridge.transport.dds import DdsTransport
 from mjscope.bridge.transport.ros2_types import JointState_, String_, Time_, from_wire, to_wire
@@ -166,7 +166,7 @@ def publishers() -> Iterator[Callable[..., subprocess.Popen]]:
 def test_mirror_across_processes_holds_pose_and_warns_on_second_publisher(
     publishers: Callable[..., subprocess.Popen], caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.WARNING, logger="mjscope.bridge.mirror")
+    caplog.set_level(logging.WARNING, logger="mjscope.mirror.mirror")
     model = load("dual_rm75")
     data = mujoco.MjData(model)
     idx = JointIndex(model)

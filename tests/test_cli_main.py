@@ -66,3 +66,15 @@ def test_demo_unknown_part_is_one_line_and_writes_nothing(tmp_path, capsys) -> N
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "unknown demo part 'nope'" in err[0] and "diagnose" in err[0]
     assert not out.exists()
+
+
+def test_help_lists_exactly_the_commands_that_exist(capsys) -> None:
+    from mjscope.cli import COMMANDS
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    choices = set(sub.choices)  # type: ignore[attr-defined]
+    assert choices == {c.replace("_", "-") for c in COMMANDS}
+    text = parser.format_help()
+    for word in ("diagnose", "mirror", "mock-arm", "hand", "teleop", "dock"):
+        assert (word in text) == (word in choices), word  # none promised that is not there

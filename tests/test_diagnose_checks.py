@@ -1,3 +1,5 @@
+"""The checks package: each rule fires on a model made to trip it, none on a good model."""
+
 import mujoco
 import pytest
 
@@ -100,6 +102,7 @@ def test_nonphysical_inertia_is_an_error():
 def test_solref_clamp_names_element_and_effective_value():
     m = mujoco.MjModel.from_xml_string(BAD["SOLREF_CLAMPED"])
     f = next(f for f in static_checks(m) if f.code == "SOLREF_CLAMPED")
+    # refsafe replaces timeconst 0.001 by 2×timestep = 2 × MuJoCo's default 0.002 s = 0.004 s.
     assert f.element == "geom 'ball'" and "0.004" in f.message and f.fix
 
 

@@ -63,6 +63,8 @@ def test_all_slots_at_once_and_reserved_slots():
 
 
 def test_fist_matches_facts_table():
+    # Golden values: the fist row of ../shared/facts/g20_hand.md (slot → rad table of the seed's
+    # mapping, G20 profile 1.02 / 0.89), to the 4 decimals the table gives.
     full = sdk_range_to_full_urdf_positions(P.fist_command, P)
     assert full["thumb_cmc_pitch"] == pytest.approx(0.5425, abs=1e-4)
     assert full["thumb_cmc_yaw"] == pytest.approx(0.9217, abs=1e-4)

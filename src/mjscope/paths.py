@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from mjscope.exceptions import OutputError
 
@@ -48,3 +51,34 @@ def check_writable(path: str | Path) -> Path:
     if not os.access(p.parent, os.W_OK):
         raise OutputError(f"folder {str(p.parent)!r} is not writable; choose another output path")
     return p
+
+
+def write_text(path: str | Path, text: str) -> Path:
+    """Write a text file whole: into a partial file beside it, then renamed over it.
+
+    An earlier file of that name is replaced only once the new one is complete.
+
+    Args:
+        path: The file to write.
+        text: Its content.
+
+    Returns:
+        The file path as a ``Path``.
+
+    Raises:
+        OutputError: The file cannot be written.
+    """
+    p = check_writable(path)
+    tmp = p.with_name(f".{p.name}.partial")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, p)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise OutputError(f"cannot write {str(p)!r}: {e.strerror}; choose another path") from e
+    return p
+
+
+def write_json(path: str | Path, obj: Any, default: Callable[[Any], Any] | None = None) -> Path:
+    """Write ``obj`` as indented JSON with :func:`write_text` (``default`` as in ``json.dumps``)."""
+    return write_text(path, json.dumps(obj, indent=2, default=default) + "\n")

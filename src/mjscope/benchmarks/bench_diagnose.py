@@ -18,7 +18,7 @@ from typing import Any
 import mujoco
 import numpy as np
 
-from mjscope.diagnose.rollout import RolloutCfg, run_rollout
+from mjscope.diagnose import RolloutCfg, run_rollout
 from mjscope.models import load
 
 MODEL = "quadruped"

@@ -23,9 +23,9 @@ from typing import Any
 import mujoco
 import numpy as np
 
-from mjscope.bridge.config import load_rig_cfg
 from mjscope.bridge.messages import JointState, Stamp
-from mjscope.bridge.mirror import Mirror
+from mjscope.mirror.config import load_rig_cfg
+from mjscope.mirror.mirror import Mirror
 from mjscope.models import JointIndex, load
 
 PUBLISHER = r"""

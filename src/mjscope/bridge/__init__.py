@@ -1,22 +1,23 @@
-"""Messages, validation and transports shared by the mirror, the hand bridge and teleop."""
+"""Messages, validation and transports shared by the mirror, the hand bridge and teleop.
+
+No feature logic lives here: a feature subscribes to topics through a :class:`Transport`,
+validates each :class:`JointState` whole and keeps what it needs.
+"""
 
 from mjscope.bridge.messages import JointState, Stamp
-from mjscope.bridge.mirror import Mirror
-from mjscope.bridge.mock_arm import MockArm
-from mjscope.bridge.transport import make_transport
+from mjscope.bridge.transport import make_transport, transport_options
 from mjscope.bridge.transport.base import Publisher, Subscriber, Transport
 from mjscope.bridge.validation import InvalidFrame, ValidFrame, validate_joint_state
 
 __all__ = [
     "InvalidFrame",
     "JointState",
-    "Mirror",
-    "MockArm",
     "Publisher",
     "Stamp",
     "Subscriber",
     "Transport",
     "ValidFrame",
     "make_transport",
+    "transport_options",
     "validate_joint_state",
 ]

@@ -1,11 +1,15 @@
 """The ``mjscope`` command line.
 
-Each module in this package that defines ``register(subparsers)`` adds one subcommand; the
-subcommand's handler is stored as ``func`` on the parsed namespace and returns the exit code.
-Heavy imports happen inside the handlers, so ``mjscope --help`` stays fast.
+Every command is one module of this package, listed once in :data:`COMMANDS` (in demo order).
+A module defines ``register(subparsers)``, which adds its parser and stores its handler as
+``func``; the handler turns the arguments into the feature's config and returns the feature's
+``run_<command>(cfg, console)`` exit code. A module that defines ``demo(out, console)`` is a
+part of ``mjscope demo``. Heavy imports happen inside the handlers, so ``mjscope --help`` stays
+fast.
 
-Exit codes: 0 success, 1 a failed check (gate FAIL, diagnose errors, track test), 2 a user
-error (bad argument, file, config), printed as one line.
+Exit codes: 0 success; 1 a failed check (gate FAIL, diagnose errors, track-test FAIL, compare
+differs, a safe stop); 2 a user error (bad argument, file, config), printed as one line; 130
+interrupted.
 """
 
 from __future__ import annotations
@@ -13,7 +17,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
-import pkgutil
 import sys
 from collections.abc import Sequence
 from types import ModuleType
@@ -21,26 +24,23 @@ from types import ModuleType
 from mjscope import __version__
 from mjscope.exceptions import MjscopeError
 
-EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+EXIT_USAGE = 2  # a user error
+EXIT_INTERRUPTED = 130  # Ctrl-C
+
+#: The commands' modules, in the order ``mjscope demo`` runs their demo parts.
+COMMANDS = ("diagnose", "mirror", "mock_arm", "hand", "dock", "models", "bench", "demo")
 
 
 def command_modules() -> list[ModuleType]:
-    """Modules of this package that provide a subcommand, sorted by name."""
-    mods = []
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
-        if info.name.startswith("_"):
-            continue
-        mod = importlib.import_module(f"{__name__}.{info.name}")
-        if hasattr(mod, "register"):
-            mods.append(mod)
-    return mods
+    """The modules of :data:`COMMANDS`, in that order."""
+    return [importlib.import_module(f"{__name__}.{name}") for name in COMMANDS]
 
 
 def build_parser() -> argparse.ArgumentParser:
     """Build the top-level parser with every subcommand."""
     parser = argparse.ArgumentParser(
         prog="mjscope",
-        description="MuJoCo toolkit for robot engineers: diagnose, mirror, hand, teleop, dock.",
+        description="MuJoCo toolkit for robot engineers. Every command has its own --help.",
     )
     parser.add_argument("--version", action="version", version=f"mjscope {__version__}")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output")
@@ -68,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         print(f"mjscope {args.command}: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -56,3 +56,8 @@ def out_dir(path: str | Path) -> Path:
     from mjscope.paths import ensure_dir
 
     return ensure_dir(path)
+
+
+def split_list(text: str | None) -> tuple[str, ...]:
+    """``"a, b,,c"`` → ``("a", "b", "c")``; ``None`` or empty → ``()``."""
+    return tuple(s.strip() for s in (text or "").split(",") if s.strip())

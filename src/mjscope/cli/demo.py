@@ -1,8 +1,8 @@
 """``mjscope demo``: every feature on a bundled default, outputs into ``./mjscope-out/``.
 
-Each feature's CLI module may define ``demo(out: Path) -> tuple[list[Path], int]`` (files
-written, exit code) and ``DEMO_ORDER``
-(an int); they run in that order and the written files are listed at the end.
+A command module that defines ``demo(out: Path, console) -> tuple[list[Path], int]`` (files
+written, exit code) is one part; the parts run in the order of ``mjscope.cli.COMMANDS`` and
+each lists the files it wrote.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ def run(args: argparse.Namespace) -> int:
     from mjscope.exceptions import UnknownNameError
 
     parts = [m for m in command_modules() if hasattr(m, "demo")]
-    parts.sort(key=lambda m: getattr(m, "DEMO_ORDER", 100))
     names = [m.__name__.rsplit(".", 1)[-1] for m in parts]
     for wanted in args.only:
         if wanted not in names:
@@ -38,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
         if args.only and name not in args.only:
             continue
         con.rule(f"demo: {name}")
-        written, code = mod.demo(Path(root))
+        written, code = mod.demo(Path(root), con)
         status = max(status, code)
         for path in written:
             con.print(f"  wrote {path}")

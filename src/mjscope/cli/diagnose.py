@@ -1,11 +1,20 @@
-"""``mjscope diagnose MODEL`` and ``mjscope diagnose compare A.csv B.csv``."""
+"""``mjscope diagnose MODEL`` and ``mjscope diagnose compare A.csv B.csv``.
+
+Parses the arguments into the feature's frozen configurations and calls
+:func:`mjscope.diagnose.run_diagnose` / :func:`mjscope.diagnose.run_compare`. Everything
+heavy is imported inside the functions, so ``mjscope --help`` stays fast.
+"""
 
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from mjscope.diagnose import CompareCfg, DiagnoseCmdCfg
 
 DEMO_ORDER = 10
 
@@ -55,173 +64,63 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Dispatch to compare, sweep or a single diagnosis."""
-    from mjscope.exceptions import ConfigError
+    """Dispatch to compare or to diagnose (a sweep when ``--set`` is given)."""
+    from mjscope.cli._common import console
+    from mjscope.diagnose import run_compare, run_diagnose
 
     if args.model == "compare":
-        if len(args.extra) != 2:
-            raise ConfigError("usage: mjscope diagnose compare A.csv B.csv [--tol X] [--plot DIR]")
-        return run_compare(args.extra[0], args.extra[1], args.tol, args.plot)
+        return run_compare(compare_cfg(args), console())
+    return run_diagnose(diagnose_cfg(args), console())
+
+
+def compare_cfg(args: argparse.Namespace) -> CompareCfg:
+    """The compare configuration from ``diagnose compare A.csv B.csv [--tol] [--plot]``.
+
+    Raises:
+        ConfigError: Not exactly two CSV files.
+    """
+    from mjscope.diagnose import CompareCfg
+    from mjscope.exceptions import ConfigError
+
+    if len(args.extra) != 2:
+        raise ConfigError("usage: mjscope diagnose compare A.csv B.csv [--tol X] [--plot DIR]")
+    return CompareCfg(a=args.extra[0], b=args.extra[1], tol=args.tol, plot=args.plot)
+
+
+def diagnose_cfg(args: argparse.Namespace) -> DiagnoseCmdCfg:
+    """The diagnose configuration from ``diagnose MODEL [options]``.
+
+    Raises:
+        ConfigError: Extra positional arguments (only ``compare`` takes CSV files).
+    """
+    from mjscope.cli._common import load_options
+    from mjscope.diagnose import DiagnoseCmdCfg
+    from mjscope.exceptions import ConfigError
+
     if args.extra:
         raise ConfigError(f"unexpected arguments {args.extra}; only 'compare' takes CSV files")
-    if args.set:
-        return run_sweep(args)
-    return run_single(args)
-
-
-def _cfg(args: argparse.Namespace, model: Any, csv: str | None) -> Any:
-    from mjscope.diagnose.rollout import RolloutCfg, steps_for
-
-    return RolloutCfg(
-        steps=steps_for(model, args.steps, args.duration),
-        ctrl=args.ctrl,
-        seed=args.seed,
-        noise_scale=args.noise_scale,
-        key=args.key,
-        inverse=args.inverse,
-        csv=csv,
-    )
-
-
-def _check_outputs(args: argparse.Namespace) -> None:
-    """Fail before simulating when an output path cannot be written."""
-    from mjscope.cli._common import out_dir
-    from mjscope.paths import check_writable
-
-    for path in (args.csv, args.json):
-        if path:
-            check_writable(path)
-    if args.plot:
-        out_dir(args.plot)
-
-
-def run_single(args: argparse.Namespace) -> int:
-    """Diagnose one model and print the report."""
-    from mjscope.cli._common import console, load_options
-    from mjscope.diagnose.report import render, write_json
-    from mjscope.diagnose.run import diagnose, exit_code
-    from mjscope.models import load
-
-    _check_outputs(args)
-    model = load(args.model, load_options(args))
-    dg = diagnose(model, args.model, _cfg(args, model, args.csv), args.plot)
-    if args.json:
-        write_json(dg.report, args.json)
-        dg.report["files"]["json"] = args.json
-    con = console()
-    if args.quiet:
-        for f in dg.findings:
-            con.print(f"{f.severity}: {f.code} {f.element}: {f.message}")
-    else:
-        render(dg.report, con)
-    code = exit_code(dg.findings, args.fail_on)
-    counts = dg.report["check_counts"]
-    con.print(f"{'FAIL' if code else 'OK'}: {counts['error']} errors, {counts['warning']} warnings")
-    return code
-
-
-def run_sweep(args: argparse.Namespace) -> int:
-    """One rollout per ``--set`` value: summary table, overlay figure, optional JSON."""
-    from rich.table import Table
-
-    from mjscope.cli._common import console, load_options
-    from mjscope.diagnose.report import write_json
-    from mjscope.diagnose.rollout import RolloutCfg, check_steps
-    from mjscope.diagnose.run import exit_code
-    from mjscope.diagnose.sweep import parse_set, run_sweeps, summary_row
-
-    sweeps = [parse_set(s) for s in args.set]
-    _check_outputs(args)
-    base = RolloutCfg(
-        steps=check_steps(2000 if args.steps is None else args.steps),
+    return DiagnoseCmdCfg(
+        model=args.model,
+        load_options=load_options(args),
+        steps=args.steps,
+        duration=args.duration,
         ctrl=args.ctrl,
         seed=args.seed,
         noise_scale=args.noise_scale,
         key=args.key,
         inverse=args.inverse,
         csv=args.csv,
+        json=args.json,
+        plot=args.plot,
+        set=tuple(args.set),
+        fail_on=args.fail_on,
+        jobs=args.jobs,
+        quiet=args.quiet,
     )
-    runs = run_sweeps(args.model, load_options(args), sweeps, base, args.duration, args.jobs)
-    rows = [summary_row(r) for r in runs]
-    table = Table(title=f"sweep of {args.model}")
-    for c in rows[0]:
-        table.add_column(c)
-    for r in rows:
-        table.add_row(*(f"{v:.4g}" if isinstance(v, float) else str(v) for v in r.values()))
-    con = console()
-    con.print(table)
-    if args.plot:
-        from mjscope.diagnose.plots import plot_series
-
-        series = [
-            (
-                f"{r.label.rsplit('.', 1)[-1]}={r.value}",
-                [h.split(" [")[0] for h in r.header],
-                r.preview,
-            )
-            for r in runs
-        ]
-        path = plot_series(series, args.plot, "sweep.png", f"{args.model}: {'; '.join(args.set)}")
-        con.print(f"plot: {path}")
-    if args.json:
-        write_json({"sweep": args.set, "table": rows, "runs": [r.report for r in runs]}, args.json)
-    return max(exit_code(r.findings, args.fail_on) for r in runs)
 
 
-def run_compare(a: str, b: str, tol: float, plot: str | None) -> int:
-    """Compare two CSVs; exit 1 when a column deviates beyond ``tol``."""
-    from rich.table import Table
-
-    from mjscope.cli._common import console, out_dir
-    from mjscope.diagnose.compare import compare, read_csv
-
-    if plot:
-        out_dir(plot)  # an unusable folder fails before any output
-    ca, cb = read_csv(a), read_csv(b)
-    res = compare(ca, cb, tol)
-    con = console()
-    t = Table(title=f"compare {a} vs {b} (tol {tol:g})")
-    for c in ("column", "max |A-B|", "first diverging step"):
-        t.add_column(c)
-    for c in res["columns"]:
-        step = c["first_diverging_step"]
-        t.add_row(c["name"], f"{c['max_deviation']:.4g}", "-" if step is None else str(step))
-    con.print(t)
-    if res["rows_a"] != res["rows_b"]:
-        con.print(
-            f"row counts differ: {res['rows_a']} vs {res['rows_b']} (compared the first "
-            f"{min(res['rows_a'], res['rows_b'])})"
-        )
-    for side, cols in (("A", res["only_a"]), ("B", res["only_b"])):
-        if cols:
-            con.print(f"only in {side}: {', '.join(cols)}")
-    if plot:
-        from mjscope.diagnose.plots import plot_overlay
-
-        con.print(f"plot: {plot_overlay(ca, cb, (Path(a).name, Path(b).name), plot)}")
-    con.print("SAME within tolerance" if res["passed"] else "DIFFERENT beyond tolerance")
-    return 0 if res["passed"] else 1
-
-
-def demo(out: Path) -> tuple[list[Path], int]:
+def demo(out: Path, con: Console) -> tuple[list[Path], int]:
     """Diagnose the bundled quadruped (hold control, 3 s) into ``out/diagnose/``."""
-    from mjscope.cli._common import console, out_dir
-    from mjscope.diagnose.report import render, write_json
-    from mjscope.diagnose.rollout import RolloutCfg
-    from mjscope.diagnose.run import diagnose, exit_code
-    from mjscope.models import load
+    from mjscope.diagnose.demo import run_demo
 
-    folder = out_dir(Path(out) / "diagnose")
-    csv = folder / "quadruped.csv"
-    dg = diagnose(
-        load("quadruped"), "quadruped", RolloutCfg(steps=1500, ctrl="hold", csv=csv), folder
-    )
-    js = write_json(dg.report, folder / "report.json")
-    txt = folder / "report.txt"
-    with txt.open("w", encoding="utf-8") as fh:
-        from rich.console import Console
-
-        render(dg.report, Console(file=fh, width=140, color_system=None))
-    if sys.stdout.isatty():
-        render(dg.report, console())
-    return [js, txt, csv, Path(dg.report["files"]["plot"])], exit_code(dg.findings)
+    return run_demo(out, con)

@@ -9,9 +9,6 @@ publishes that command and exits.
 from __future__ import annotations
 
 import argparse
-import threading
-import time
-from typing import Any
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -36,62 +33,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Publish until ``--duration`` or Ctrl-C (or send one command)."""
-    from mjscope.bridge.config import load_rig_cfg
-    from mjscope.bridge.mock_arm import MockArm, run_mock_arms
-    from mjscope.bridge.transport import make_transport
-    from mjscope.cli._bus import transport_options
     from mjscope.cli._common import console
-    from mjscope.cli._mirror_run import stop_on_sigterm
-    from mjscope.exceptions import MjscopeError, UnknownNameError
+    from mjscope.mirror.mock_session import MockArmCmdCfg, run_mock_arm
 
-    if args.duration is not None and not args.duration > 0:
-        raise MjscopeError(f"--duration {args.duration} must be > 0 seconds")
-    rig = load_rig_cfg(args.config)
-    names = list(rig.sides) if args.side == "both" else [args.side]
-    for n in names:
-        if n not in rig.sides:
-            raise UnknownNameError("side", n, rig.sides, "configure it in --config")
-    con = console()
-    if args.transport == "inproc":
-        con.print("note: inproc reaches only this process; use --transport dds for a mirror")
-    with make_transport(args.transport, **transport_options(args.transport, args.domain_id)) as bus:
-        if args.send:
-            return _send(bus, [rig.sides[n] for n in names], args.send, con)
-        arms = [MockArm(bus, n, rig.sides[n], args.motion) for n in names]
-        for a in arms:
-            con.print(
-                f"mock {a.side}: {a.cfg.state_topic} at {a.cfg.control_rate_hz:g} Hz; "
-                f"'reset' on {a.cfg.command_topic}",
-                soft_wrap=True,
-            )
-        stop = threading.Event()
-        try:
-            with stop_on_sigterm(stop):
-                run_mock_arms(arms, args.duration, stop)
-        except KeyboardInterrupt:
-            pass
-    for a in arms:
-        con.print(f"mock {a.side}: published {a.published} frames, {a.resets} reset(s)")
-    return 0
-
-
-def _send(bus: Any, sides: list[Any], command: str, con: Any, wait_s: float = 5.0) -> int:
-    """Publish ``command`` once per side, after waiting for a listener (DDS discovery)."""
-    pubs = [bus.publisher(s.command_topic, str) for s in sides]
-    deadline = time.monotonic() + wait_s
-    while time.monotonic() < deadline and not all(_matched(p) for p in pubs):
-        time.sleep(0.05)
-    status = 0
-    for s, p in zip(sides, pubs, strict=True):
-        if not _matched(p):
-            con.print(f"no mock arm listens on {s.command_topic}; sent anyway")
-            status = 1
-        p.publish(command)
-        con.print(f"sent {command!r} on {s.command_topic}")
-    time.sleep(0.2)  # let reliable delivery finish before the participant goes away
-    return status
-
-
-def _matched(pub: Any) -> bool:
-    count = getattr(pub, "subscriber_count", None)
-    return True if count is None else count() > 0
+    cfg = MockArmCmdCfg(
+        side=args.side,
+        motion=args.motion,
+        transport=args.transport,
+        domain_id=args.domain_id,
+        config=args.config,
+        duration=args.duration,
+        send=args.send,
+    )
+    return run_mock_arm(cfg, console())

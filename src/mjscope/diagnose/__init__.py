@@ -1,13 +1,32 @@
-"""``mjscope diagnose``: model summary, lint checks, instrumented rollout, CSV, plots, compare."""
+"""``mjscope diagnose``: model summary, lint checks, instrumented rollout, CSV, plots, compare.
 
-from mjscope.diagnose.checks import Finding, initial_state_checks, static_checks
+How a diagnosis flows, and where each step lives:
+
+- :mod:`.summary`: dimensions, options, why nq ≠ nv, the actuator table (:mod:`.names`:
+  how elements are named in messages; :mod:`.contacts`: the contacts of one state).
+- :mod:`.checks`: lint rules on the model, its initial state and its rollout (``Finding``).
+- :mod:`.rollout`: reset, :mod:`.controls` (``--ctrl``), the ``mj_step`` loop; :mod:`.probes`
+  record each step into :mod:`.recording` (block recorder, CSV sink).
+- :mod:`.diagnosis`: summary + checks + rollout → :mod:`.report` (rich tables, JSON) and
+  :mod:`.plots`.
+- :mod:`.sweep` (``--set``), :mod:`.compare` (two CSVs).
+- :mod:`.config` + :mod:`.run`: the command's frozen configuration and its entry points;
+  :mod:`.demo`: the ``mjscope demo`` part.
+"""
+
+from mjscope.diagnose.checks import Finding, initial_state_checks, rollout_checks, static_checks
 from mjscope.diagnose.compare import compare, read_csv
+from mjscope.diagnose.config import CompareCfg, DiagnoseCmdCfg
+from mjscope.diagnose.demo import run_demo
+from mjscope.diagnose.diagnosis import Diagnosis, diagnose, exit_code
 from mjscope.diagnose.probes import Column, Probe
 from mjscope.diagnose.rollout import RolloutCfg, RolloutResult, default_probes, reset, run_rollout
-from mjscope.diagnose.run import Diagnosis, diagnose, exit_code
+from mjscope.diagnose.run import run_compare, run_diagnose
 
 __all__ = [
     "Column",
+    "CompareCfg",
+    "DiagnoseCmdCfg",
     "Diagnosis",
     "Finding",
     "Probe",
@@ -20,6 +39,10 @@ __all__ = [
     "initial_state_checks",
     "read_csv",
     "reset",
+    "rollout_checks",
+    "run_compare",
+    "run_demo",
+    "run_diagnose",
     "run_rollout",
     "static_checks",
 ]

@@ -1,28 +1,16 @@
-"""Contact probes and helpers: counts, deepest penetration and the geom pair that has it."""
+"""Contacts of one state, by geom name: what the contact checks read.
+
+The per-step contact recording is :class:`mjscope.diagnose.probes.contacts.ContactProbe`; this
+module reads the contacts of a single ``MjData`` (the initial or the final state).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 import mujoco
-import numpy as np
 
-from mjscope.diagnose.probes import Column, Probe
-
-
-def geom_name(model: mujoco.MjModel, gid: int) -> str:
-    """Name of a geom; ``<body>/geom#<id>`` if unnamed (URDF geoms), ``(flex)`` for -1."""
-    if gid < 0:
-        return "(flex)"
-    name = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_GEOM, gid)
-    if name:
-        return name
-    return f"{body_name(model, int(model.geom_bodyid[gid]))}/geom#{gid}"
-
-
-def body_name(model: mujoco.MjModel, bid: int) -> str:
-    """Name of a body, ``body#<id>`` if unnamed."""
-    return mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, bid) or f"body#{bid}"
+from mjscope.diagnose.names import geom_name
 
 
 def geom_size(model: mujoco.MjModel, gid: int) -> float:
@@ -43,8 +31,9 @@ def current_contacts(model: mujoco.MjModel, data: mujoco.MjData) -> list[dict[st
     """The active contacts of ``data`` with geom names, penetration [m] and condim.
 
     Returns:
-        One dict per contact: ``geom1``, ``geom2`` (names), ``penetration`` [m] (positive when
-        overlapping), ``condim``, ``size`` (the smaller geom's characteristic size [m]).
+        One dict per contact: ``geom1``, ``geom2`` (names), ``geom_ids`` (ids, -1 for a flex),
+        ``penetration`` [m] (positive when overlapping), ``condim``, ``size`` (the smaller
+        geom's characteristic size [m]).
     """
     out = []
     for k in range(data.ncon):
@@ -62,136 +51,3 @@ def current_contacts(model: mujoco.MjModel, data: mujoco.MjData) -> list[dict[st
             }
         )
     return out
-
-
-class ContactViews:
-    """Fixed views of ``dist``, ``geom`` and ``dim`` over the first contact slots of ``data``.
-
-    MuJoCo always places the contact array at the start of ``mjData.arena``
-    (``mj_clearEfc``: ``d->contact = (mjContact*) d->arena``), and the bindings expose that
-    pointer and the ``mjContact`` stride even when ``ncon`` is 0, so views built once stay
-    valid for the life of ``data``.
-
-    Args:
-        data: The data (kept alive by the views' owner).
-        slots: Number of contact slots to view.
-    """
-
-    def __init__(self, data: mujoco.MjData, slots: int) -> None:
-        con = data.contact
-        dist, geom, dim = con.dist, con.geom, con.dim
-        stride = dist.strides[0]
-        if geom.strides[0] != stride or dim.strides[0] != stride:  # pragma: no cover
-            raise RuntimeError("unexpected mjContact layout in this MuJoCo build")
-        slots = max(1, min(slots, int(data.narena) // stride))
-        strided = np.lib.stride_tricks.as_strided
-        self.dist = strided(dist, shape=(slots,), strides=(stride,), writeable=False)
-        g = strided(geom, shape=(slots, 2), strides=(stride, geom.strides[1]), writeable=False)
-        self.geom1, self.geom2 = g[:, 0], g[:, 1]
-        self.dim = strided(dim, shape=(slots,), strides=(stride,), writeable=False)
-        self.slots = slots
-
-
-class ContactProbe(Probe):
-    """``ncon``, deepest penetration and its geom pair; counts contact dimensions.
-
-    The first ``slots`` contacts are gathered raw each step and reduced per block; a step with
-    more contacts is read directly.
-
-    Args:
-        slots: Contacts gathered per step without a Python call.
-    """
-
-    columns = (
-        Column("ncon", "count", "number of active contacts", True),
-        Column("pen_max", "m", "deepest penetration this step (0 when nothing overlaps)"),
-        Column("pen_geom1", "id", "first geom of the deepest contact (-1: none)", True),
-        Column("pen_geom2", "id", "second geom of the deepest contact (-1: none)", True),
-    )
-
-    def __init__(self, slots: int = 16) -> None:
-        self.slots = slots
-        self.condim_counts: dict[int, int] = {}
-        self.worst: dict[tuple[int, int], float] = {}
-        self.overflow: dict[int, tuple[float, int, int, list[int]]] = {}
-
-    def bind(self, model: mujoco.MjModel, data: mujoco.MjData, out: np.ndarray) -> None:  # noqa: D102
-        super().bind(model, data, out)
-        self.views = ContactViews(data, self.slots)
-
-    def sources(self) -> list[np.ndarray]:  # noqa: D102
-        v = self.views
-        return [v.dist, v.geom1, v.geom2, v.dim]
-
-    def read(self, i: int) -> None:  # noqa: D102
-        n = self.data.ncon
-        self.cells[i, 0] = n
-        if n > self.views.slots:
-            c = self.data.contact
-            k = int(c.dist.argmin())
-            g = c.geom[k]
-            self.overflow[i] = (float(-c.dist[k]), int(g[0]), int(g[1]), c.dim.tolist())
-
-    def flush(self, n: int, start: int, raw: np.ndarray) -> None:  # noqa: D102
-        s = self.views.slots
-        ncon = self.out[:n, 0]
-        dist, g1, g2, dim = (raw[:, k * s : (k + 1) * s] for k in range(4))
-        live = np.arange(s)[None, :] < ncon[:, None]  # (n, slots)
-        k = np.where(live, dist, np.inf).argmin(axis=1)
-        rows = np.arange(n)
-        has = ncon > 0
-        self.out[:n, 1] = np.where(has, np.maximum(0.0, -dist[rows, k]), 0.0)
-        self.out[:n, 2] = np.where(has, g1[rows, k], -1)
-        self.out[:n, 3] = np.where(has, g2[rows, k], -1)
-        values, counts = np.unique(dim[live].astype(int), return_counts=True)
-        for v, c in zip(values.tolist(), counts.tolist(), strict=True):
-            self.condim_counts[v] = self.condim_counts.get(v, 0) + c
-        for i, (pen, a, b, dims) in self.overflow.items():
-            self.out[i, 1:4] = (max(0.0, pen), a, b)
-            for dv in dims[s:]:
-                self.condim_counts[dv] = self.condim_counts.get(dv, 0) + 1
-        self.overflow.clear()
-        self._update_worst(n)
-
-    def _update_worst(self, n: int) -> None:
-        rows = self.out[:n]
-        hit = rows[:, 2] >= 0
-        if not hit.any():
-            return
-        ng = self.model.ngeom + 1
-        pairs = (rows[hit, 2].astype(np.int64) + 1) * ng + rows[hit, 3].astype(np.int64) + 1
-        keys, inv = np.unique(pairs, return_inverse=True)
-        best = np.full(len(keys), -1.0)
-        np.maximum.at(best, inv.reshape(-1), rows[hit, 1])
-        for key, pen in zip(keys.tolist(), best.tolist(), strict=True):
-            pair = (key // ng - 1, key % ng - 1)
-            if pen > self.worst.get(pair, -1.0):
-                self.worst[pair] = pen
-
-    def summary(self) -> dict[str, Any]:  # noqa: D102
-        m = self.model
-        pairs = sorted(self.worst.items(), key=lambda kv: -kv[1])[:10]
-        return {
-            "condim_counts": {str(k): v for k, v in sorted(self.condim_counts.items())},
-            "worst_pairs": [
-                {
-                    "geom1": geom_name(m, g1),
-                    "geom2": geom_name(m, g2),
-                    "max_penetration_m": pen,
-                    "smaller_geom_size_m": min(geom_size(m, g1), geom_size(m, g2)),
-                }
-                for (g1, g2), pen in pairs
-            ],
-        }
-
-
-def pair_label(model: mujoco.MjModel, g1: int, g2: int) -> str:
-    """``a <-> b`` with geom names."""
-    return f"{geom_name(model, g1)} <-> {geom_name(model, g2)}"
-
-
-def deepest(contacts: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The contact with the largest penetration, or ``None``."""
-    if not contacts:
-        return None
-    return max(contacts, key=lambda c: c["penetration"])

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
+from mjscope.diagnose.rollout import RolloutResult
 from mjscope.paths import ensure_dir
-
-if TYPE_CHECKING:
-    from mjscope.diagnose.rollout import RolloutResult
 
 PANELS = (
     ("com_z", "CoM height [m]"),

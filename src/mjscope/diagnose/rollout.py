@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,16 +18,24 @@ from typing import Any
 import mujoco
 import numpy as np
 
-from mjscope.diagnose.contacts import ContactProbe
-from mjscope.diagnose.forces import EnergyProbe, ForceProbe, InverseProbe
-from mjscope.diagnose.probes import Probe
-from mjscope.diagnose.recorder import Recorder
-from mjscope.diagnose.sensors import SensorProbe
-from mjscope.diagnose.state import DIVERGENCE, WARNING_NAMES, SolverProbe, StateProbe, WarningProbe
-from mjscope.diagnose.summary import joint_name
+from mjscope.diagnose.controls import CTRL_MODES, hold_ctrl, noise_source
+from mjscope.diagnose.names import joint_name
+from mjscope.diagnose.probes import (
+    DIVERGENCE,
+    WARNING_NAMES,
+    ContactProbe,
+    EnergyProbe,
+    ForceProbe,
+    InverseProbe,
+    Probe,
+    SensorProbe,
+    SolverProbe,
+    StateProbe,
+    WarningProbe,
+)
+from mjscope.diagnose.recording import Recorder
 from mjscope.exceptions import ConfigError
 
-CTRL_MODES = ("zero", "hold", "noise")
 logger = logging.getLogger(__name__)
 
 
@@ -115,35 +123,6 @@ def key_id(model: mujoco.MjModel, key: str) -> int:
     if key.isdigit() and int(key) < model.nkey:
         return int(key)
     raise ConfigError(f"keyframe {key!r} not in the model; known: {names or '(none)'}")
-
-
-def hold_ctrl(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
-    """Controls that hold the current pose: servo targets at the current actuator length."""
-    ctrl = np.zeros(model.nu)
-    for a in range(model.nu):
-        g, b = model.actuator_gainprm[a, 0], model.actuator_biasprm[a]
-        if model.actuator_biastype[a] == mujoco.mjtBias.mjBIAS_AFFINE and g != 0 and b[1] != 0:
-            ctrl[a] = -(b[0] + b[1] * data.actuator_length[a]) / g
-    lim = model.actuator_ctrllimited.astype(bool)
-    rng = model.actuator_ctrlrange
-    ctrl[lim] = np.clip(ctrl[lim], rng[lim, 0], rng[lim, 1])
-    return ctrl
-
-
-def noise_source(
-    model: mujoco.MjModel, rows: int, seed: int, scale: float
-) -> Callable[[], np.ndarray]:
-    """Seeded generator of control blocks ``(rows, nu)`` centred in ``ctrlrange``."""
-    rng = np.random.default_rng(seed)
-    lim = model.actuator_ctrllimited.astype(bool)
-    lo, hi = model.actuator_ctrlrange[:, 0], model.actuator_ctrlrange[:, 1]
-    centre = np.where(lim, (lo + hi) / 2, 0.0)
-    half = np.where(lim, (hi - lo) / 2, 1.0) * scale
-
-    def draw() -> np.ndarray:
-        return centre + half * rng.uniform(-1.0, 1.0, size=(rows, model.nu))
-
-    return draw
 
 
 def run_rollout(

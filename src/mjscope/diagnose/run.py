@@ -1,86 +1,133 @@
-"""``diagnose``: summary + static checks + rollout + rollout checks → report (+ CSV, plots)."""
+"""The ``mjscope diagnose`` verbs: diagnose (or sweep) a model, compare two CSVs.
+
+:func:`run_diagnose` and :func:`run_compare` print to the console they are given and return
+the exit code: 0 ok, 1 a check reached ``fail_on`` / the CSVs differ. User errors raise
+:class:`~mjscope.exceptions.MjscopeError` (the CLI prints them and exits 2).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-import mujoco
+import numpy as np
+from rich.console import Console
+from rich.table import Table
 
-from mjscope.diagnose.checks import Finding, initial_state_checks, static_checks
-from mjscope.diagnose.checks_rollout import rollout_checks
-from mjscope.diagnose.report import build_report
-from mjscope.diagnose.rollout import (
-    RolloutCfg,
-    RolloutResult,
-    mujoco_warnings_to_logging,
-    reset,
-    run_rollout,
-)
-from mjscope.diagnose.summary import actuator_table, model_summary
-
-FAIL_ON = ("error", "warning", "never")
+from mjscope.diagnose.compare import compare, read_csv
+from mjscope.diagnose.config import CompareCfg, DiagnoseCmdCfg
+from mjscope.diagnose.diagnosis import diagnose, exit_code
+from mjscope.diagnose.plots import plot_overlay, plot_series
+from mjscope.diagnose.report import render, write_json
+from mjscope.diagnose.sweep import SweepRun, parse_set, run_sweeps, summary_row
+from mjscope.models import load
+from mjscope.paths import check_writable, ensure_dir
 
 
-@dataclass
-class Diagnosis:
-    """A finished diagnosis: the report dict, the findings and the raw rollout result."""
-
-    report: dict[str, Any]
-    findings: list[Finding]
-    result: RolloutResult
-
-
-def diagnose(
-    model: mujoco.MjModel, label: str, cfg: RolloutCfg, plot_dir: str | Path | None = None
-) -> Diagnosis:
-    """Diagnose a compiled model.
-
-    Args:
-        model: The compiled model (its option flags are changed by the rollout).
-        label: How the report names the model.
-        cfg: Rollout settings (CSV path included).
-        plot_dir: Folder for PNG plots (``None``: no plots).
+def run_diagnose(cfg: DiagnoseCmdCfg, con: Console) -> int:
+    """Diagnose ``cfg.model`` and print the report; a sweep when ``cfg.set`` is given.
 
     Returns:
-        The diagnosis.
+        1 when a finding (of any sweep run) reaches ``cfg.fail_on``, else 0.
+
+    Raises:
+        MjscopeError: A bad model, setting or output path (before any simulation when it can).
     """
-    summary = model_summary(model)
-    findings = static_checks(model)
-    data = mujoco.MjData(model)
-    with mujoco_warnings_to_logging():
-        reset(model, data, cfg.key)
-    findings += initial_state_checks(model, data)
-    result = run_rollout(model, cfg)
-    findings += rollout_checks(model, result)
-    files: dict[str, str] = {}
-    if cfg.csv is not None:
-        files["csv"] = str(cfg.csv)
-    if plot_dir is not None:
-        from mjscope.diagnose.plots import plot_rollout
-
-        files["plot"] = str(plot_rollout(result, plot_dir, label))
-    rollout = {
-        "steps": cfg.steps,
-        "steps_done": result.steps_done,
-        "time": result.time,
-        "ctrl": cfg.ctrl,
-        "seed": cfg.seed,
-        "key": cfg.key,
-        "inverse": cfg.inverse,
-        "divergence": result.divergence,
-        "warnings": result.warnings,
-        "columns": result.columns,
-        **result.probes,
-    }
-    report = build_report(label, summary, actuator_table(model), rollout, findings, files)
-    return Diagnosis(report, findings, result)
+    if cfg.set:
+        return _run_sweep(cfg, con)
+    return _run_single(cfg, con)
 
 
-def exit_code(findings: list[Finding], fail_on: str = "error") -> int:
-    """1 when a finding reaches ``fail_on`` severity (``never``: always 0), else 0."""
-    if fail_on == "never":
-        return 0
-    levels = ("error",) if fail_on == "error" else ("error", "warning")
-    return int(any(f.severity in levels for f in findings))
+def _check_outputs(cfg: DiagnoseCmdCfg) -> None:
+    """Fail before simulating when an output path cannot be written."""
+    for path in (cfg.csv, cfg.json):
+        if path:
+            check_writable(path)
+    if cfg.plot:
+        ensure_dir(cfg.plot)
+
+
+def _run_single(cfg: DiagnoseCmdCfg, con: Console) -> int:
+    _check_outputs(cfg)
+    model = load(cfg.model, cfg.load_options)
+    dg = diagnose(model, cfg.model, cfg.rollout_cfg(model), cfg.plot)
+    if cfg.json:
+        write_json(dg.report, cfg.json)
+        dg.report["files"]["json"] = cfg.json
+    if cfg.quiet:
+        for f in dg.findings:
+            con.print(f"{f.severity}: {f.code} {f.element}: {f.message}")
+    else:
+        render(dg.report, con)
+    code = exit_code(dg.findings, cfg.fail_on)
+    counts = dg.report["check_counts"]
+    con.print(f"{'FAIL' if code else 'OK'}: {counts['error']} errors, {counts['warning']} warnings")
+    return code
+
+
+def _run_sweep(cfg: DiagnoseCmdCfg, con: Console) -> int:
+    """One rollout per ``set`` value: summary table, overlay figure, optional JSON."""
+    sweeps = [parse_set(s) for s in cfg.set]
+    _check_outputs(cfg)
+    base = cfg.sweep_base()
+    runs = run_sweeps(cfg.model, cfg.load_options, sweeps, base, cfg.duration, cfg.jobs)
+    rows = [summary_row(r) for r in runs]
+    table = Table(title=f"sweep of {cfg.model}")
+    for c in rows[0]:
+        table.add_column(c)
+    for r in rows:
+        table.add_row(*(f"{v:.4g}" if isinstance(v, float) else str(v) for v in r.values()))
+    con.print(table)
+    if cfg.plot:
+        title = f"{cfg.model}: {'; '.join(cfg.set)}"
+        con.print(f"plot: {plot_series(_overlay(runs), cfg.plot, 'sweep.png', title)}")
+    if cfg.json:
+        sweep = list(cfg.set)
+        write_json({"sweep": sweep, "table": rows, "runs": [r.report for r in runs]}, cfg.json)
+    return max(exit_code(r.findings, cfg.fail_on) for r in runs)
+
+
+def _overlay(runs: list[SweepRun]) -> list[tuple[str, list[str], np.ndarray]]:
+    """(legend label, column names, preview rows) of each sweep run, for the overlay figure."""
+    return [
+        (
+            f"{r.label.rsplit('.', 1)[-1]}={r.value}",
+            [h.split(" [")[0] for h in r.header],
+            r.preview,
+        )
+        for r in runs
+    ]
+
+
+def run_compare(cfg: CompareCfg, con: Console) -> int:
+    """Compare two CSVs and print the per-column deviations.
+
+    Returns:
+        1 when a column deviates beyond ``cfg.tol`` (or rows/columns differ), else 0.
+
+    Raises:
+        MjscopeError: A missing or malformed CSV, a bad tolerance or plot folder.
+    """
+    if cfg.plot:
+        ensure_dir(cfg.plot)  # an unusable folder fails before any output
+    ca, cb = read_csv(cfg.a), read_csv(cfg.b)
+    res = compare(ca, cb, cfg.tol)
+    t = Table(title=f"compare {cfg.a} vs {cfg.b} (tol {cfg.tol:g})")
+    for c in ("column", "max |A-B|", "first diverging step"):
+        t.add_column(c)
+    for c in res["columns"]:
+        step = c["first_diverging_step"]
+        t.add_row(c["name"], f"{c['max_deviation']:.4g}", "-" if step is None else str(step))
+    con.print(t)
+    if res["rows_a"] != res["rows_b"]:
+        con.print(
+            f"row counts differ: {res['rows_a']} vs {res['rows_b']} (compared the first "
+            f"{min(res['rows_a'], res['rows_b'])})"
+        )
+    for side, cols in (("A", res["only_a"]), ("B", res["only_b"])):
+        if cols:
+            con.print(f"only in {side}: {', '.join(cols)}")
+    if cfg.plot:
+        labels = (Path(cfg.a).name, Path(cfg.b).name)
+        con.print(f"plot: {plot_overlay(ca, cb, labels, cfg.plot)}")
+    con.print("SAME within tolerance" if res["passed"] else "DIFFERENT beyond tolerance")
+    return 0 if res["passed"] else 1

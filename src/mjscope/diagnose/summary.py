@@ -7,6 +7,8 @@ from typing import Any
 import mujoco
 import numpy as np
 
+from mjscope.diagnose.names import joint_name, name_of
+
 _OBJ = mujoco.mjtObj
 _TRN_OBJ = {
     mujoco.mjtTrn.mjTRN_JOINT: _OBJ.mjOBJ_JOINT,
@@ -16,16 +18,6 @@ _TRN_OBJ = {
     mujoco.mjtTrn.mjTRN_SLIDERCRANK: _OBJ.mjOBJ_SITE,
     mujoco.mjtTrn.mjTRN_BODY: _OBJ.mjOBJ_BODY,
 }
-
-
-def name_of(model: mujoco.MjModel, obj: int, idx: int, prefix: str) -> str:
-    """Element name, or ``<prefix>#<id>`` when unnamed."""
-    return mujoco.mj_id2name(model, obj, idx) or f"{prefix}#{idx}"
-
-
-def joint_name(model: mujoco.MjModel, jid: int) -> str:
-    """Name of a joint (``joint#<id>`` when unnamed)."""
-    return name_of(model, _OBJ.mjOBJ_JOINT, jid, "joint")
 
 
 def model_summary(model: mujoco.MjModel) -> dict[str, Any]:

@@ -10,6 +10,7 @@ import fnmatch
 import multiprocessing
 import os
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -18,9 +19,10 @@ import mujoco
 import numpy as np
 
 from mjscope.diagnose.checks import Finding
-from mjscope.diagnose.rollout import RolloutCfg
+from mjscope.diagnose.diagnosis import diagnose
+from mjscope.diagnose.rollout import RolloutCfg, steps_for
 from mjscope.exceptions import ConfigError
-from mjscope.models import LoadOptions
+from mjscope.models import LoadOptions, compile_spec, load_spec
 
 GEOM_ATTRS = ("solref", "solimp", "friction", "condim", "margin", "priority")
 _ENUMS = {
@@ -162,8 +164,6 @@ def run_sweeps(
     Returns:
         The runs, in order.
     """
-    from mjscope.models import load_spec
-
     spec = load_spec(model_ref, options)  # user errors surface here, in this process
     for sw in sweeps:
         for v in sw.values:
@@ -174,8 +174,6 @@ def run_sweeps(
     workers = min(len(tasks), jobs or os.cpu_count() or 1)
     if workers <= 1:
         return [_run_one(*t) for t in tasks]
-    from concurrent.futures import ProcessPoolExecutor
-
     ctx = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
         return list(pool.map(_run_one, *zip(*tasks, strict=True)))
@@ -190,10 +188,6 @@ def _run_one(
     base: RolloutCfg,
     duration: float | None,
 ) -> SweepRun:
-    from mjscope.diagnose.rollout import steps_for
-    from mjscope.diagnose.run import diagnose
-    from mjscope.models import compile_spec, load_spec
-
     spec = load_spec(model_ref, options)
     applier(sw, value)(spec)
     model = compile_spec(spec, f"{model_ref} with {sw.label}={value}")

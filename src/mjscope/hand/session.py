@@ -1,182 +1,231 @@
-"""Running a bridge: a live loop (real time, viewer, recording) or one command applied once."""
+"""One ``mjscope hand`` run: the live bridge, the track test, or one command applied once."""
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Iterator
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import mujoco
-import numpy as np
+from rich.console import Console
+from rich.table import Table
 
-from mjscope.config import read_yaml
-from mjscope.exceptions import ConfigError
-from mjscope.hand.bridge import HandBridge
-from mjscope.hand.profile import N_SLOTS, HandProfile
-from mjscope.sim.viewer import open_viewer
+from mjscope.bridge.transport import make_transport, transport_options
+from mjscope.bridge.transport.base import Transport
+from mjscope.exceptions import MjscopeError
+from mjscope.hand.bridge import TOPIC_STATE, HandBridge, HandBridgeCfg
+from mjscope.hand.live import LiveOptions, run_live, snapshot
+from mjscope.hand.model import build_hand_model
+from mjscope.hand.oneshot import apply_command, parse_command
+from mjscope.hand.profile import load_profile
+from mjscope.hand.track import THRESHOLD_RAD, run_track_test
+from mjscope.models import LoadOptions
+from mjscope.paths import check_writable, write_json
 
-logger = logging.getLogger(__name__)
-
-RECORD_FPS = 30.0
-CAMERA = "compare"
-
-
-def parse_command(text: str, profile: HandProfile) -> np.ndarray | dict[str, float]:
-    """``open``, ``fist`` or a YAML/JSON file: ``{sdk: [20 raw values]}`` or ``{joint: rad}``.
-
-    Returns:
-        ``(20,)`` raw values, or joint targets [rad] by profile name.
-
-    Raises:
-        ConfigError: Unknown word, unreadable file or bad content.
-    """
-    if text in ("open", "fist"):
-        return np.array(profile.open_command if text == "open" else profile.fist_command, float)
-    if not Path(text).is_file():
-        raise ConfigError(f"--command {text!r}: use open, fist or an existing YAML/JSON file")
-    data = read_yaml(text)
-    if not data:
-        raise ConfigError(f"{text}: empty command; give sdk: [{N_SLOTS} values] or joint: rad")
-    if "sdk" in data:
-        vals = data["sdk"]
-        if not isinstance(vals, list) or len(vals) != N_SLOTS or not _numbers(vals):
-            raise ConfigError(f"{text}: sdk must be a list of {N_SLOTS} numbers in 0..255")
-        raw = np.array(vals, float)
-        if ((raw < 0.0) | (raw > 255.0)).any():
-            bad = raw[(raw < 0.0) | (raw > 255.0)][0]
-            raise ConfigError(f"{text}: sdk value {bad:g} outside 0..255; fix the file")
-        return raw
-    known = set(profile.all_joints) | {profile.model_name(j) for j in profile.all_joints}
-    bad = sorted(k for k in data if k not in known)
-    if bad or not _numbers(list(data.values())):
-        raise ConfigError(
-            f"{text}: unknown joint(s) {bad} or non-numeric values; give sdk: [...] or "
-            f"joint: radians with joints from {', '.join(profile.all_joints)}"
-        )
-    alias = {profile.model_name(j): j for j in profile.all_joints}
-    return {alias.get(k, k): float(v) for k, v in data.items()}
-
-
-def _numbers(vals: list[Any]) -> bool:
-    return all(
-        isinstance(v, int | float) and not isinstance(v, bool) and np.isfinite(v) for v in vals
-    )
-
-
-def apply_command(bridge: HandBridge, command: np.ndarray | dict[str, float]) -> dict[str, Any]:
-    """Set a goal and run control steps until the applied pose stops changing.
-
-    Args:
-        bridge: The bridge.
-        command: Raw slot values or joint targets [rad].
-
-    Returns:
-        Report: applied pose [rad], goal [rad], max penetration [m], contact count, steps.
-    """
-    if isinstance(command, dict):
-        bridge.set_nominal_targets(command)
-    else:
-        bridge.command_sdk(command)
-    prev, steps = None, 0
-    while steps < 2000:  # bounded: 20 s of control at 100 Hz
-        bridge.step()
-        steps += 1
-        pose = np.array(list(bridge.positions().values()))
-        if prev is not None and np.max(np.abs(pose - prev)) < 1e-6:
-            break
-        prev = pose
-    depth = bridge.projector.depths(bridge.data.qpos.copy())
-    return {
-        "applied": bridge.positions(),
-        "goal": dict(bridge.goal),
-        "max_penetration_m": depth[1],
-        "contacts": depth[2],
-        "limited_chains": list(bridge.last_projection.limited) if bridge.last_projection else [],
-        "tracking_error_rad": bridge.tracking_error(),
-        "steps": steps,
-    }
+DEFAULT_MODEL = "g20_left"
+DEFAULT_SLEW_RAD_S = 5.0  # live bridge joint speed limit [rad/s]
 
 
 @dataclass(frozen=True)
-class LiveOptions:
-    """Live-loop sinks and limits.
+class HandCmdCfg:
+    """What one ``mjscope hand`` run does (the seed's §11 flags).
 
     Attributes:
-        duration: Run time [s]; ``None`` until the viewer closes or Ctrl-C.
-        viewer: ``none`` or ``native``.
-        record: ``.mp4``/``.gif`` path or ``None``.
-        realtime: Pace the loop to the control rate (off: as fast as possible).
+        model: Bundled name or URDF/MJCF file.
+        profile: Bundled profile name or YAML file.
+        load: How to load a model file.
+        plan_nominal: Listen for radians by joint name instead of 0–255 slots.
+        legacy_sdk: Use the real driver's topics (``/cb_left_hand_*``).
+        pd_drive: PD actuators + ``mj_step`` instead of hard-write.
+        hand_gravity: Gravity on the hand (PD only).
+        no_self_collision: No penetration projection (hard-write), no hand-hand contacts (PD).
+        collide_all: ``g20_left``: every link collides.
+        slew_rad_s: Max joint speed [rad/s] (``None``: 5 live, 0 for the track test/command).
+        penetration_tol: Allowed penetration [m].
+        publish_sdk_state: Also publish the 0–255 state.
+        track_test: Run the built-in tracking check.
+        threshold: Track-test pass threshold on the max tracking error [rad].
+        pose: ``open`` | ``fist`` | a YAML/JSON file: apply once and report.
+        transport: ``inproc`` | ``dds``.
+        domain_id: DDS domain (``None``: ``ROS_DOMAIN_ID`` or 0).
+        viewer: ``none`` | ``native``.
+        record: Video ``.mp4``/``.gif`` or ``None``.
+        snapshot: Final pose ``.png`` or ``None``.
+        duration: Run time [s]; ``None`` until closed.
+        report: JSON report or ``None``.
+        interactive: Say how to stop (a terminal).
     """
 
-    duration: float | None = None
+    model: str = DEFAULT_MODEL
+    profile: str = "g20_left"
+    load: LoadOptions = field(default_factory=LoadOptions)
+    plan_nominal: bool = False
+    legacy_sdk: bool = False
+    pd_drive: bool = False
+    hand_gravity: bool = False
+    no_self_collision: bool = False
+    collide_all: bool = False
+    slew_rad_s: float | None = None
+    penetration_tol: float = 1e-3
+    publish_sdk_state: bool = False
+    track_test: bool = False
+    threshold: float = THRESHOLD_RAD
+    pose: str | None = None
+    transport: str = "dds"
+    domain_id: int | None = None
     viewer: str = "none"
-    record: Path | None = None
-    realtime: bool = True
+    record: str | None = None
+    snapshot: str | None = None
+    duration: float | None = None
+    report: str | None = None
+    interactive: bool = False
+
+    @property
+    def mode(self) -> str:
+        """``pd`` or ``hard-write``."""
+        return "pd" if self.pd_drive else "hard-write"
 
 
-def run_live(bridge: HandBridge, opts: LiveOptions) -> int:
-    """Run control steps until the duration ends, the viewer closes or Ctrl-C.
+def run_hand(cfg: HandCmdCfg, con: Console) -> int:
+    """Run the bridge, the track test or a single command.
 
     Returns:
-        Control steps run.
+        0, or 1 when the track test fails.
+
+    Raises:
+        MjscopeError: A bad option, model, profile or output path (checked before the run).
     """
-    viewer = (
-        open_viewer(bridge.model, bridge.data, show_ui=True) if opts.viewer == "native" else None
+    check_cfg(cfg)
+    if cfg.track_test:
+        return _track(cfg, con)
+    if cfg.pose is not None:
+        return _command(cfg, make_bridge(cfg, slew=0.0), con)
+    return _live(cfg, con)
+
+
+def check_cfg(cfg: HandCmdCfg) -> None:
+    """Check the options and the output paths before anything runs.
+
+    Raises:
+        MjscopeError: Naming the bad option and the fix.
+    """
+    if cfg.slew_rad_s is not None and not cfg.slew_rad_s >= 0:
+        raise MjscopeError(f"--slew-rad-s {cfg.slew_rad_s} must be >= 0 (0 = instant)")
+    if not cfg.penetration_tol > 0:
+        raise MjscopeError(f"--penetration-tol {cfg.penetration_tol} must be > 0 metres")
+    if cfg.duration is not None and not cfg.duration > 0:
+        raise MjscopeError(f"--duration {cfg.duration} must be > 0 seconds")
+    if (cfg.track_test or cfg.pose is not None) and (cfg.record or cfg.viewer != "none"):
+        raise MjscopeError(
+            "--record/--viewer run with the live bridge; with --track-test or --command "
+            "use --snapshot FILE.png"
+        )
+    if cfg.hand_gravity and not cfg.pd_drive:
+        raise MjscopeError("--hand-gravity needs --pd-drive (hard-write never steps physics)")
+    for flag, value, suffixes in (
+        ("--record", cfg.record, (".mp4", ".gif")),
+        ("--snapshot", cfg.snapshot, (".png",)),
+        ("--report", cfg.report, (".json",)),
+    ):
+        if value is not None and Path(value).suffix.lower() not in suffixes:
+            raise MjscopeError(f"{flag} {value!r}: use a {' or '.join(suffixes)} file name")
+        if value is not None:
+            check_writable(value)
+
+
+def make_bridge(cfg: HandCmdCfg, slew: float, transport: Transport | None = None) -> HandBridge:
+    """The bridge ``cfg`` describes (``slew`` [rad/s] unless ``cfg.slew_rad_s`` is set)."""
+    profile = load_profile(cfg.profile)
+    hand = build_hand_model(
+        cfg.model,
+        profile,
+        pd=cfg.pd_drive,
+        gravity=cfg.hand_gravity,
+        collide_all=cfg.collide_all,
+        self_collision=not cfg.no_self_collision,
+        load_options=cfg.load,
     )
-    counter = [0]
-    try:
-        frames = _loop(bridge, opts, viewer, counter)
-        if opts.record is not None:
-            from mjscope.sim.render import write_video
-
-            write_video(frames, opts.record, RECORD_FPS)
-        else:
-            for _ in frames:
-                pass
-    except KeyboardInterrupt:
-        logger.info("interrupted after %d steps", counter[0])
-    finally:
-        if viewer is not None:
-            viewer.close()
-    return counter[0]
+    bridge_cfg = HandBridgeCfg(
+        pd_drive=cfg.pd_drive,
+        self_collision=not cfg.no_self_collision,
+        slew_rad_s=slew if cfg.slew_rad_s is None else cfg.slew_rad_s,
+        penetration_tol=cfg.penetration_tol,
+        plan_nominal=cfg.plan_nominal,
+        legacy_sdk=cfg.legacy_sdk,
+        publish_sdk_state=cfg.publish_sdk_state,
+    )
+    return HandBridge(hand, bridge_cfg, transport)
 
 
-def _loop(bridge: HandBridge, opts: LiveOptions, viewer: Any, counter: list[int]) -> Iterator[Any]:
-    from loop_rate_limiters import RateLimiter
-
-    rate = RateLimiter(1.0 / bridge.cfg.control_dt, warn=False) if opts.realtime else None
-    renderer = None
-    if opts.record is not None:
-        from mjscope.sim.render import OffscreenRenderer
-
-        renderer = OffscreenRenderer(bridge.model, 480, 360, _camera(bridge.model))
-    next_frame = 0.0
-    try:
-        while opts.duration is None or bridge.time < opts.duration - 1e-9:
-            bridge.step()
-            counter[0] += 1
-            if viewer is not None:
-                if not viewer.is_running():
-                    break
-                viewer.sync()
-            if renderer is not None and bridge.time >= next_frame:
-                next_frame += 1.0 / RECORD_FPS
-                yield renderer.render(bridge.data)
-            if rate is not None:
-                rate.sleep()
-    finally:
-        if renderer is not None:
-            renderer.close()
+def _track(cfg: HandCmdCfg, con: Console) -> int:
+    if not cfg.pd_drive:  # the seed's track test runs hard-write without projection
+        cfg = replace(cfg, no_self_collision=True)
+    bridge = make_bridge(cfg, slew=0.0)
+    res = run_track_test(bridge, threshold=cfg.threshold)
+    verdict = "PASS" if res.passed else "FAIL"
+    con.print(
+        f"track test ({cfg.mode}): max error {res.max_error:.5f} rad, mean "
+        f"{res.mean_error:.5f} rad, threshold {res.threshold} rad, {res.steps} steps, "
+        f"recoveries {res.recoveries} → {verdict}"
+    )
+    _finish(cfg, bridge, {"track_test": res._asdict(), "mode": cfg.mode})
+    return 0 if res.passed else 1
 
 
-def _camera(model: mujoco.MjModel) -> str | None:
-    return CAMERA if mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_CAMERA, CAMERA) >= 0 else None
+def _command(cfg: HandCmdCfg, bridge: HandBridge, con: Console) -> int:
+    assert cfg.pose is not None
+    rep = apply_command(bridge, parse_command(cfg.pose, bridge.profile))
+    table = Table(title=f"--command {cfg.pose} ({cfg.mode})")
+    for col in ("joint", "goal [rad]", "applied [rad]"):
+        table.add_column(col, justify="left" if col == "joint" else "right")
+    for j, q in rep["applied"].items():
+        table.add_row(j, f"{rep['goal'][j]:.4f}", f"{q:.4f}")
+    con.print(table)
+    con.print(
+        f"max penetration {rep['max_penetration_m'] * 1000:.3f} mm, contacts {rep['contacts']}, "
+        f"stopped short: {', '.join(rep['limited_chains']) or 'none'}"
+    )
+    _finish(cfg, bridge, {"command": cfg.pose, "mode": cfg.mode, **rep})
+    return 0
 
 
-def snapshot(bridge: HandBridge, path: Path) -> Path:
-    """Render the current pose to a PNG."""
-    from mjscope.sim.render import render_png
+def _live(cfg: HandCmdCfg, con: Console) -> int:
+    with make_transport(cfg.transport, **transport_options(cfg.transport, cfg.domain_id)) as bus:
+        bridge = make_bridge(cfg, slew=DEFAULT_SLEW_RAD_S, transport=bus)
+        con.print(
+            f"hand bridge ({cfg.mode}): listening on {bridge.command_topic} "
+            f"({cfg.transport}), state on {TOPIC_STATE}"
+            + ("; Ctrl-C to stop" if cfg.interactive and not cfg.duration else "")
+        )
+        t0 = time.monotonic()
+        rec = Path(cfg.record) if cfg.record else None
+        steps = run_live(bridge, LiveOptions(cfg.duration, cfg.viewer, rec))
+        wall = time.monotonic() - t0
+        err = bridge.tracking_error()
+        con.print(
+            f"{steps} steps in {wall:.1f} s; rejected frames {bridge.rejects.total}"
+            f"{_reasons(bridge.rejects.as_dict())}; recoveries {bridge.recoveries}; "
+            f"tracking error max {err[0]:.4f} rad"
+        )
+        report = {
+            "mode": cfg.mode,
+            "steps": steps,
+            "wall_s": wall,
+            "rejected": bridge.rejects.as_dict(),
+            "recoveries": bridge.recoveries,
+            "tracking_error_rad": err,
+            "applied": bridge.positions(),
+        }
+        _finish(cfg, bridge, report)
+    return 0  # the transport closes the bridge's endpoints
 
-    return render_png(bridge.model, bridge.data, path, 640, 480, _camera(bridge.model))
+
+def _reasons(counts: dict[str, int]) -> str:
+    return " (" + ", ".join(f"{k} {v}" for k, v in counts.items()) + ")" if counts else ""
+
+
+def _finish(cfg: HandCmdCfg, bridge: HandBridge, report: dict[str, Any]) -> None:
+    if cfg.snapshot:
+        snapshot(bridge, Path(cfg.snapshot))
+    if cfg.report:
+        write_json(cfg.report, report, default=float)

@@ -108,10 +108,6 @@ class JointIndex:
         """
         return np.array([self._scalar(n).qpos for n in names], dtype=np.intp)
 
-    def scalar_dof_addresses(self, names: Sequence[str]) -> np.ndarray:
-        """``qvel`` addresses of 1-DoF joints (see :meth:`scalar_qpos_addresses`)."""
-        return np.array([self._scalar(n).dof for n in names], dtype=np.intp)
-
     def _scalar(self, name: str) -> JointAddress:
         a = self[name]
         if a.nq != 1:

@@ -1,0 +1,59 @@
+"""Every rule, by kind, in the order the report lists their findings; and the three runners."""
+
+from __future__ import annotations
+
+import mujoco
+
+from mjscope.diagnose.checks.actuator import actuator_rules
+from mjscope.diagnose.checks.base import Finding, ModelRule, RolloutRule, StateRule
+from mjscope.diagnose.checks.collision import collision_rules
+from mjscope.diagnose.checks.initial_state import self_collision_rule
+from mjscope.diagnose.checks.joint import range_rules
+from mjscope.diagnose.checks.model import inertia_rules, solref_rules, timestep_rule
+from mjscope.diagnose.checks.rollout import (
+    condim_rule,
+    deep_penetration_rule,
+    divergence_rule,
+    rest_penetration_rule,
+    solver_rule,
+    warning_rule,
+)
+from mjscope.diagnose.rollout import RolloutResult
+
+MODEL_RULES: tuple[ModelRule, ...] = (
+    timestep_rule,
+    solref_rules,
+    collision_rules,
+    actuator_rules,
+    inertia_rules,
+    range_rules,
+)
+STATE_RULES: tuple[StateRule, ...] = (self_collision_rule,)
+ROLLOUT_RULES: tuple[RolloutRule, ...] = (
+    divergence_rule,
+    rest_penetration_rule,
+    deep_penetration_rule,
+    condim_rule,
+    solver_rule,
+    warning_rule,
+)
+
+
+def static_checks(model: mujoco.MjModel) -> list[Finding]:
+    """All rules that need only the model (:data:`MODEL_RULES`)."""
+    return [f for rule in MODEL_RULES for f in rule(model)]
+
+
+def initial_state_checks(model: mujoco.MjModel, data: mujoco.MjData) -> list[Finding]:
+    """All initial-state rules (:data:`STATE_RULES`).
+
+    Args:
+        model: The compiled model.
+        data: The initial state after reset and ``mj_forward``.
+    """
+    return [f for rule in STATE_RULES for f in rule(model, data)]
+
+
+def rollout_checks(model: mujoco.MjModel, result: RolloutResult) -> list[Finding]:
+    """All rollout rules (:data:`ROLLOUT_RULES`)."""
+    return [f for rule in ROLLOUT_RULES for f in rule(model, result)]

@@ -1,0 +1,109 @@
+"""What ``mjscope diagnose`` is asked to do: one frozen configuration per verb.
+
+:class:`DiagnoseCmdCfg` (diagnose a model, or sweep it with ``set``) and :class:`CompareCfg`
+(compare two CSVs) are built by the CLI from its arguments and handed to
+:func:`mjscope.diagnose.run.run_diagnose` / :func:`~mjscope.diagnose.run.run_compare`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import mujoco
+
+from mjscope.diagnose.diagnosis import FAIL_ON
+from mjscope.diagnose.rollout import RolloutCfg, check_steps, steps_for
+from mjscope.exceptions import ConfigError
+from mjscope.models import LoadOptions
+
+
+@dataclass(frozen=True)
+class DiagnoseCmdCfg:
+    """``mjscope diagnose MODEL``: one diagnosis, or a sweep when ``set`` is given.
+
+    Attributes:
+        model: Bundled model name, MJCF or URDF file.
+        load_options: How the model file is loaded (package paths, fixed links, visuals).
+        steps: Rollout steps (``None``: 2000, or from ``duration``).
+        duration: Rollout duration [s]; overrides ``steps`` (per run's timestep in a sweep).
+        ctrl: ``zero``, ``hold`` or ``noise`` (see :class:`~mjscope.diagnose.rollout.RolloutCfg`).
+        seed: Noise seed.
+        noise_scale: Fraction of the half ctrlrange used by ``noise`` [1].
+        key: Keyframe name or index to reset to (``None``: ``qpos0``).
+        inverse: Also record the forward/inverse consistency (costly).
+        csv: CSV file to stream the per-step rows to (a sweep: the stem of one file per run).
+        json: File to write the report to as JSON.
+        plot: Folder for PNG plots.
+        set: Sweep specifications (``option.timestep=0.002,0.005``, ...); empty: no sweep.
+        fail_on: Severity that makes the exit code 1: ``error``, ``warning`` or ``never``.
+        jobs: Sweep worker processes (``None``: one per CPU).
+        quiet: Print only the findings and the verdict (or only the sweep table).
+
+    Raises:
+        ConfigError: ``fail_on`` is not one of ``error``, ``warning``, ``never``.
+    """
+
+    model: str
+    load_options: LoadOptions = field(default_factory=LoadOptions)
+    steps: int | None = None
+    duration: float | None = None
+    ctrl: str = "zero"
+    seed: int = 0
+    noise_scale: float = 1.0
+    key: str | None = None
+    inverse: bool = False
+    csv: str | None = None
+    json: str | None = None
+    plot: str | None = None
+    set: tuple[str, ...] = ()
+    fail_on: str = "error"
+    jobs: int | None = None
+    quiet: bool = False
+
+    def __post_init__(self) -> None:
+        if self.fail_on not in FAIL_ON:
+            raise ConfigError(f"--fail-on {self.fail_on!r} is not one of {', '.join(FAIL_ON)}")
+
+    def rollout_cfg(self, model: mujoco.MjModel) -> RolloutCfg:
+        """The rollout of a single diagnosis of ``model`` (steps from ``steps``/``duration``).
+
+        Raises:
+            ConfigError: Bad ``steps`` or ``duration``.
+        """
+        return self._rollout(steps_for(model, self.steps, self.duration))
+
+    def sweep_base(self) -> RolloutCfg:
+        """The rollout every sweep run starts from (each run sets its own steps and CSV).
+
+        Raises:
+            ConfigError: ``steps`` < 1.
+        """
+        return self._rollout(check_steps(2000 if self.steps is None else self.steps))
+
+    def _rollout(self, steps: int) -> RolloutCfg:
+        return RolloutCfg(
+            steps=steps,
+            ctrl=self.ctrl,
+            seed=self.seed,
+            noise_scale=self.noise_scale,
+            key=self.key,
+            inverse=self.inverse,
+            csv=self.csv,
+        )
+
+
+@dataclass(frozen=True)
+class CompareCfg:
+    """``mjscope diagnose compare A.csv B.csv``.
+
+    Attributes:
+        a: First CSV (written by ``diagnose --csv``).
+        b: Second CSV.
+        tol: Largest accepted absolute deviation per value.
+        plot: Folder for the overlay figure ``compare.png`` (``None``: no plot).
+    """
+
+    a: str
+    b: str
+    tol: float = 1e-9
+    plot: str | None = None

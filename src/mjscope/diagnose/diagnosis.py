@@ -1,0 +1,84 @@
+"""One diagnosis: summary + static checks + rollout + rollout checks → report (+ CSV, plots)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import mujoco
+
+from mjscope.diagnose.checks import Finding, initial_state_checks, rollout_checks, static_checks
+from mjscope.diagnose.plots import plot_rollout
+from mjscope.diagnose.report import build_report
+from mjscope.diagnose.rollout import (
+    RolloutCfg,
+    RolloutResult,
+    mujoco_warnings_to_logging,
+    reset,
+    run_rollout,
+)
+from mjscope.diagnose.summary import actuator_table, model_summary
+
+FAIL_ON = ("error", "warning", "never")
+
+
+@dataclass
+class Diagnosis:
+    """A finished diagnosis: the report dict, the findings and the raw rollout result."""
+
+    report: dict[str, Any]
+    findings: list[Finding]
+    result: RolloutResult
+
+
+def diagnose(
+    model: mujoco.MjModel, label: str, cfg: RolloutCfg, plot_dir: str | Path | None = None
+) -> Diagnosis:
+    """Diagnose a compiled model.
+
+    Args:
+        model: The compiled model (its option flags are changed by the rollout).
+        label: How the report names the model.
+        cfg: Rollout settings (CSV path included).
+        plot_dir: Folder for PNG plots (``None``: no plots).
+
+    Returns:
+        The diagnosis.
+    """
+    summary = model_summary(model)
+    findings = static_checks(model)
+    data = mujoco.MjData(model)
+    with mujoco_warnings_to_logging():
+        reset(model, data, cfg.key)
+    findings += initial_state_checks(model, data)
+    result = run_rollout(model, cfg)
+    findings += rollout_checks(model, result)
+    files: dict[str, str] = {}
+    if cfg.csv is not None:
+        files["csv"] = str(cfg.csv)
+    if plot_dir is not None:
+        files["plot"] = str(plot_rollout(result, plot_dir, label))
+    rollout = {
+        "steps": cfg.steps,
+        "steps_done": result.steps_done,
+        "time": result.time,
+        "ctrl": cfg.ctrl,
+        "seed": cfg.seed,
+        "key": cfg.key,
+        "inverse": cfg.inverse,
+        "divergence": result.divergence,
+        "warnings": result.warnings,
+        "columns": result.columns,
+        **result.probes,
+    }
+    report = build_report(label, summary, actuator_table(model), rollout, findings, files)
+    return Diagnosis(report, findings, result)
+
+
+def exit_code(findings: list[Finding], fail_on: str = "error") -> int:
+    """1 when a finding reaches ``fail_on`` severity (``never``: always 0), else 0."""
+    if fail_on == "never":
+        return 0
+    levels = ("error",) if fail_on == "error" else ("error", "warning")
+    return int(any(f.severity in levels for f in findings))

@@ -1,0 +1,36 @@
+"""Names of model elements as reports and findings print them (``joint 'hip'``, ``geom#3``).
+
+Unnamed elements get ``<prefix>#<id>``; unnamed geoms (URDF collision geoms usually are) are
+named after their body, ``<body>/geom#<id>``, so a message still says where they are.
+"""
+
+from __future__ import annotations
+
+import mujoco
+
+_OBJ = mujoco.mjtObj
+
+
+def name_of(model: mujoco.MjModel, obj: int, idx: int, prefix: str) -> str:
+    """Element name, or ``<prefix>#<id>`` when unnamed."""
+    return mujoco.mj_id2name(model, obj, idx) or f"{prefix}#{idx}"
+
+
+def joint_name(model: mujoco.MjModel, jid: int) -> str:
+    """Name of a joint (``joint#<id>`` when unnamed)."""
+    return name_of(model, _OBJ.mjOBJ_JOINT, jid, "joint")
+
+
+def body_name(model: mujoco.MjModel, bid: int) -> str:
+    """Name of a body, ``body#<id>`` if unnamed."""
+    return mujoco.mj_id2name(model, _OBJ.mjOBJ_BODY, bid) or f"body#{bid}"
+
+
+def geom_name(model: mujoco.MjModel, gid: int) -> str:
+    """Name of a geom; ``<body>/geom#<id>`` if unnamed (URDF geoms), ``(flex)`` for -1."""
+    if gid < 0:
+        return "(flex)"
+    name = mujoco.mj_id2name(model, _OBJ.mjOBJ_GEOM, gid)
+    if name:
+        return name
+    return f"{body_name(model, int(model.geom_bodyid[gid]))}/geom#{gid}"

@@ -1,0 +1,225 @@
+"""The probe contract: a probe owns some CSV columns and fills them at every step.
+
+A probe's life, as :class:`~mjscope.diagnose.recording.Recorder` drives it:
+
+1. ``columns`` (class attribute): the CSV columns it owns, in order (may be empty).
+2. ``bind(model, data, out)`` once before the loop: resolve views into ``data`` (no copies);
+   ``out`` is the probe's ``(block_rows, len(columns))`` slice of the recording block.
+3. ``sources()`` once after ``bind``: whole MuJoCo arrays to copy raw every step (force
+   vectors, ``sensordata``, ...). The recorder copies every probe's sources with one
+   :class:`Gather` (one ``np.take`` per MuJoCo allocation), so a probe that only needs arrays
+   costs no Python call per step.
+4. ``read(i)`` after each ``mj_step``, only if the probe overrides it (:func:`reads_per_step`):
+   scalar reads (``nefc``, ``time``) into row ``i`` of its slice.
+5. ``flush(n, start, raw)`` when a block is full (and at the end): compute the columns of the
+   first ``n`` rows, vectorised, from ``raw`` (``(n, k)`` float64 copies of its sources).
+6. ``summary()`` after the loop: what the probe adds to the report (``None``: nothing).
+
+So a new quantity (a sensor, a force term) is a new probe, not a change of the loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import mujoco
+import numpy as np
+
+Reader = Callable[[int], None]
+"""A per-step read: records the current state into row ``i`` of the block."""
+
+
+class Column(NamedTuple):
+    """One CSV column.
+
+    Attributes:
+        name: Column name (no spaces).
+        unit: Unit written in brackets in the CSV header (``s``, ``m``, ``count``, ...).
+        meaning: One-line physical meaning (the report's column glossary).
+        integer: Whole numbers (counts, ids), written without decimals.
+    """
+
+    name: str
+    unit: str
+    meaning: str
+    integer: bool = False
+
+    @property
+    def header(self) -> str:
+        """``name [unit]`` as written in the CSV header."""
+        return f"{self.name} [{self.unit}]"
+
+
+class Probe:
+    """Base probe: no columns, nothing to do. Subclasses override what they need."""
+
+    columns: tuple[Column, ...] = ()
+
+    def bind(self, model: mujoco.MjModel, data: mujoco.MjData, out: np.ndarray) -> None:
+        """Resolve views into ``data`` once; ``out`` is this probe's slice of the block.
+
+        Args:
+            model: The compiled model.
+            data: The data stepped by the rollout.
+            out: Writable view ``(block_rows, len(columns))`` into the recording block.
+        """
+        self.model, self.data, self.out = model, data, out
+        self.cells: Any = (
+            out.data
+        )  # memoryview: scalar writes ``cells[i, j] = x`` without numpy scalars
+
+    def sources(self) -> list[np.ndarray]:
+        """C-contiguous float64 views into ``data`` copied raw every step (after ``bind``)."""
+        return []
+
+    def read(self, i: int) -> None:
+        """Record the current step into row ``i`` of the block.
+
+        Probes that only use ``sources()`` leave this alone; it is then never called.
+        """
+
+    def flush(self, n: int, start: int, raw: np.ndarray) -> None:
+        """Fill/post-process the first ``n`` rows of the block before they are written.
+
+        Args:
+            n: Rows filled in this block.
+            start: Step index (0-based) of the block's first row.
+            raw: ``(n, k)`` copies of ``sources()`` per step, flattened in order (k = 0 when
+                the probe has none).
+        """
+
+    def summary(self) -> dict[str, Any] | None:
+        """What this probe adds to the report (``None``: nothing)."""
+        return None
+
+
+def reads_per_step(probe: Probe) -> bool:
+    """Whether ``probe`` overrides :meth:`Probe.read`."""
+    return type(probe).read is not Probe.read
+
+
+class Gather:
+    """Copies many MuJoCo arrays per step with one ``np.take`` per allocation.
+
+    Sources (float64 or int32, any strides) are read as 32-bit words: a float64 is two words,
+    copied bit for bit. Sources within 64 MiB of each other (the ``mjData`` buffer, struct and
+    arena usually are) share a group: a read-only int32 view from the group's lowest address
+    plus the word indices. Float64 words come first in a group's row and rows have an even
+    word count, so they are viewed back as aligned float64 at flush.
+
+    Args:
+        arrays: Views into MuJoCo memory, each kept alive by its ``MjData``.
+        rows: Block rows.
+    """
+
+    SPAN = 64 * 2**20
+    WORD = 4
+
+    def __init__(self, arrays: list[np.ndarray], rows: int) -> None:
+        for a in arrays:
+            if a.dtype not in (np.dtype(np.float64), np.dtype(np.int32)):
+                raise TypeError(f"gather sources must be float64 or int32, got {a.dtype}")
+        self.groups: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.where: list[tuple[int, int, int, bool]] = [(0, 0, 0, False)] * len(arrays)
+        words = [_words(a) for a in arrays]
+        ks = sorted((k for k, a in enumerate(arrays) if a.size), key=lambda k: int(words[k].min()))
+        members: list[int] = []
+        for k in [*ks, -1]:
+            far = (
+                k >= 0
+                and members
+                and int(words[k].max()) - int(words[members[0]].min()) > self.SPAN
+            )
+            if members and (k < 0 or far):
+                self._close_group(members, arrays, words, rows)
+                members = []
+            if k >= 0:
+                members.append(k)
+
+    def _close_group(
+        self, members: list[int], arrays: list[np.ndarray], words: list[np.ndarray], rows: int
+    ) -> None:
+        lo = min(int(words[k].min()) for k in members)
+        hi = max(int(words[k].max()) for k in members) + self.WORD
+        first = min(members, key=lambda k: int(words[k].min()))
+        a0 = arrays[first]
+        start = np.unravel_index(int(np.argmin(words[first])) // _per(a0), a0.shape)
+        lowest = a0[tuple(slice(i, i + 1) for i in start)]  # (1, ..., 1) view at address lo
+        flat = _int32_view(lowest, (hi - lo) // self.WORD)
+        ordered = sorted(members, key=lambda k: arrays[k].dtype != np.float64)  # floats first
+        idx, off = [], 0
+        for k in ordered:
+            rel = words[k] - lo
+            if np.any(rel % self.WORD):
+                raise TypeError("gather sources must be 4-byte aligned")
+            idx.append(rel // self.WORD)
+            is_float = arrays[k].dtype == np.float64
+            self.where[k] = (len(self.groups), off, arrays[k].size, is_float)
+            off += rel.size
+        width = off + off % 2  # even: float64 rows stay 8-byte aligned
+        self.groups.append(
+            (flat, np.concatenate(idx).astype(np.intp), np.zeros((rows, width), np.int32))
+        )
+
+    def readers(self) -> list[Reader]:
+        """One ``read(i)`` per group, for the per-step loop."""
+        out: list[Reader] = []
+        for flat, idx, block in self.groups:
+            row = block[:, : idx.size]
+
+            def read(
+                i: int, flat: np.ndarray = flat, idx: np.ndarray = idx, b: np.ndarray = row
+            ) -> None:
+                flat.take(idx, out=b[i])
+
+            out.append(read)
+        return out
+
+    def rows(self, which: list[int], n: int) -> np.ndarray:
+        """Raw rows ``(n, sum of sizes)`` (float64) of the arrays numbered ``which``, in order."""
+        parts = []
+        for k in which:
+            g, off, size, is_float = self.where[k]
+            if not size:
+                continue
+            block = self.groups[g][2]
+            if is_float:
+                parts.append(block[:n, off : off + 2 * size].view(np.float64))
+            else:
+                parts.append(block[:n, off : off + size].astype(np.float64))
+        if len(parts) == 1:
+            return parts[0]
+        return np.concatenate(parts, axis=1) if parts else np.zeros((n, 0))
+
+
+def _per(a: np.ndarray) -> int:
+    """32-bit words per element of ``a``."""
+    return a.itemsize // Gather.WORD
+
+
+def _words(a: np.ndarray) -> np.ndarray:
+    """Byte address of every 32-bit word of ``a`` (element order, low word first)."""
+    elems = _element_addresses(a)
+    return (elems[:, None] + Gather.WORD * np.arange(_per(a))[None, :]).reshape(-1)
+
+
+def _int32_view(lowest: np.ndarray, count: int) -> np.ndarray:
+    """Read-only int32 view of ``count`` words starting at ``lowest``'s first byte."""
+    first_word = lowest.reshape(-1).view(np.uint8)[: Gather.WORD].view(np.int32)  # (1,)
+    return np.lib.stride_tricks.as_strided(
+        first_word, shape=(count,), strides=(Gather.WORD,), writeable=False
+    )
+
+
+def _element_addresses(a: np.ndarray) -> np.ndarray:
+    """Byte address of every element of ``a`` in C order, shape (a.size,)."""
+    base = int(a.__array_interface__["data"][0])
+    if a.size == 0:
+        return np.zeros(0, np.int64)
+    grids = (
+        np.indices(a.shape, dtype=np.int64).reshape(a.ndim, -1)
+        if a.ndim
+        else np.zeros((0, 1), np.int64)
+    )
+    return base + (np.asarray(a.strides, np.int64)[:, None] * grids).sum(axis=0)

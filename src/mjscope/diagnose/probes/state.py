@@ -1,0 +1,113 @@
+"""State, solver and warning probes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mujoco
+import numpy as np
+
+from mjscope.diagnose.probes.base import Column, Probe
+
+WARNING_NAMES = tuple(
+    n.removeprefix("mjWARN_").lower()
+    for n in mujoco.mjtWarning.__members__
+    if n.startswith("mjWARN_")
+)
+DIVERGENCE = ("badqpos", "badqvel", "badqacc")
+
+
+class StateProbe(Probe):
+    """Simulation time and the height of the whole model's centre of mass.
+
+    ``mj_step`` computes every derived quantity (positions, contacts, forces, energy, sensors)
+    in its forward pass, before it integrates, so after the step they describe the state one
+    timestep earlier than ``data.time``. The ``time`` column is that earlier time, so that a
+    row's time and its values belong together (the first row is the initial state, t = 0).
+    """
+
+    columns = (
+        Column("time", "s", "simulation time of the state this row describes (before the step)"),
+        Column("com_z", "m", "height of the centre of mass of the root subtree (whole model)"),
+    )
+
+    def bind(self, model: mujoco.MjModel, data: mujoco.MjData, out: np.ndarray) -> None:  # noqa: D102
+        super().bind(model, data, out)
+        self.h = float(model.opt.timestep)  # [s]
+
+    def sources(self) -> list[np.ndarray]:  # noqa: D102
+        return [self.data.subtree_com[0]]  # (3,) view: CoM of the world subtree
+
+    def read(self, i: int) -> None:  # noqa: D102
+        self.cells[i, 0] = self.data.time - self.h
+
+    def flush(self, n: int, start: int, raw: np.ndarray) -> None:  # noqa: D102
+        self.out[:n, 1] = raw[:, 2]
+
+
+class SolverProbe(Probe):
+    """Constraint rows, solver iterations (largest island) and island 0's final improvement.
+
+    Iteration counts of all islands are gathered raw; ``nefc``, ``nisland`` and the final
+    improvement are read per step through memoryviews.
+    """
+
+    columns = (
+        Column("nefc", "count", "number of scalar constraint rows", True),
+        Column("solver_niter", "iter", "constraint solver iterations (largest over islands)", True),
+        Column("solver_improvement", "1", "last iteration's cost improvement (island 0)"),
+    )
+
+    def bind(self, model: mujoco.MjModel, data: mujoco.MjData, out: np.ndarray) -> None:  # noqa: D102
+        super().bind(model, data, out)
+        self.cap = int(model.opt.iterations)
+        self.nisland = np.zeros(out.shape[0], np.int64)
+        self.nisland_cells: Any = self.nisland.data
+        self.niter0: Any = memoryview(data.solver_niter)  # Python ints
+        self.improvement: Any = memoryview(
+            data.solver.improvement
+        )  # island 0 first: [0, mjNSOLVER)
+        self.nstat = int(mujoco.mjNSOLVER)
+        self.at_cap = 0
+        self.first_cap_step: int | None = None
+
+    def sources(self) -> list[np.ndarray]:  # noqa: D102
+        return [self.data.solver_niter]  # (mjNISLAND,) int32 view
+
+    def read(self, i: int) -> None:  # noqa: D102
+        d, c = self.data, self.cells
+        c[i, 0] = d.nefc
+        it0 = self.niter0[0]
+        c[i, 2] = self.improvement[min(it0, self.nstat) - 1] if it0 else 0.0
+        self.nisland_cells[i] = d.nisland
+
+    def flush(self, n: int, start: int, raw: np.ndarray) -> None:  # noqa: D102
+        used = np.arange(raw.shape[1])[None, :] < np.maximum(self.nisland[:n], 1)[:, None]
+        self.out[:n, 1] = np.where(used, raw, 0).max(axis=1)
+        hit = np.flatnonzero(self.out[:n, 1] >= self.cap)
+        if hit.size:
+            self.at_cap += int(hit.size)
+            if self.first_cap_step is None:
+                self.first_cap_step = start + int(hit[0])
+
+    def summary(self) -> dict[str, Any]:  # noqa: D102
+        return {
+            "iterations_cap": self.cap,
+            "steps_at_cap": self.at_cap,
+            "first_step_at_cap": self.first_cap_step,
+        }
+
+
+class WarningProbe(Probe):
+    """MuJoCo's warning counters (cumulative since reset), one column each."""
+
+    columns = tuple(
+        Column(f"warn_{n}", "count", f"MuJoCo mjWARN_{n.upper()} counter", True)
+        for n in WARNING_NAMES
+    )
+
+    def sources(self) -> list[np.ndarray]:  # noqa: D102
+        return [self.data.warning.number]  # (mjNWARNING,) int32 view
+
+    def flush(self, n: int, start: int, raw: np.ndarray) -> None:  # noqa: D102
+        self.out[:n] = raw

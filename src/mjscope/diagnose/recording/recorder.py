@@ -1,0 +1,133 @@
+"""Block recorder: probes fill a preallocated block, full blocks stream to CSV.
+
+Per step the loop costs one ``np.take`` (every probe's raw sources, see
+:class:`~mjscope.diagnose.probes.base.Gather`) plus the few probes that read scalars; columns
+are computed per block, vectorised. Long CSV runs are formatted in a forked writer
+(:mod:`mjscope.diagnose.recording.csvsink`), short ones in this process.
+
+Memory is bounded by the block (``block_rows`` × columns), a decimated preview for plots
+(at most ``preview_points`` rows) and per-column running statistics, whatever the number of
+steps. The CSV header names each column with its unit (``com_z [m]``); numbers are written with
+``%.10g``, so identical runs give byte-identical files.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import mujoco
+import numpy as np
+
+from mjscope.diagnose.probes.base import Column, Gather, Probe, Reader, reads_per_step
+from mjscope.diagnose.recording.csvsink import INTEGER_FORMAT, NUMBER_FORMAT, make_sink
+
+
+class Recorder:
+    """Owns the block, the probes' column slices, the CSV stream and the statistics.
+
+    Args:
+        probes: Probes in column order.
+        csv_path: CSV file to stream to (``None``: no file).
+        total_steps: Planned number of steps (sets the preview stride).
+        block_rows: Rows per block.
+        preview_points: Upper bound on rows kept for plots.
+    """
+
+    def __init__(
+        self,
+        probes: list[Probe],
+        csv_path: str | Path | None,
+        total_steps: int,
+        block_rows: int = 4096,
+        preview_points: int = 4000,
+    ) -> None:
+        self.probes = probes
+        self.columns: list[Column] = [c for p in probes for c in p.columns]
+        self.block = np.zeros((block_rows, len(self.columns)))  # (block_rows, ncols)
+        self.rows = block_rows
+        self.stride = max(1, math.ceil(total_steps / preview_points))
+        self._preview: list[np.ndarray] = []
+        self.steps = 0
+        ncol = len(self.columns)
+        self.lo, self.hi = np.full(ncol, np.inf), np.full(ncol, -np.inf)
+        self.total, self.last = np.zeros(ncol), np.full(ncol, np.nan)
+        self.path = Path(csv_path) if csv_path is not None else None
+        fmt = ",".join(INTEGER_FORMAT if c.integer else NUMBER_FORMAT for c in self.columns) + "\n"
+        header = ",".join(c.header for c in self.columns)
+        self._sink = (
+            make_sink(self.path, header, fmt, ncol, forked=total_steps >= 2 * block_rows)
+            if self.path
+            else None
+        )
+
+    def bind(self, model: mujoco.MjModel, data: mujoco.MjData) -> list[Reader]:
+        """Bind every probe to its block slice; return the per-step read functions in order.
+
+        The raw gathers of all probes' ``sources()`` come first, then each probe's ``read``.
+        """
+        off = 0
+        arrays: list[np.ndarray] = []
+        self._owned: list[list[int]] = []
+        for p in self.probes:
+            k = len(p.columns)
+            p.bind(model, data, self.block[:, off : off + k])
+            off += k
+            src = p.sources()
+            self._owned.append(list(range(len(arrays), len(arrays) + len(src))))
+            arrays += src
+        self.gather = Gather(arrays, self.rows)
+        return self.gather.readers() + [p.read for p in self.probes if reads_per_step(p)]
+
+    def flush(self, n: int) -> None:
+        """Finish the first ``n`` rows: probes post-process, stats update, CSV append."""
+        if n == 0:
+            return
+        for p, owned in zip(self.probes, self._owned, strict=True):
+            p.flush(n, self.steps, self.gather.rows(owned, n))
+        rows = self.block[:n]
+        np.fmin(self.lo, np.fmin.reduce(rows, axis=0), out=self.lo)  # fmin/fmax skip NaN
+        np.fmax(self.hi, np.fmax.reduce(rows, axis=0), out=self.hi)
+        self.total += np.nansum(rows, axis=0)
+        self.last = rows[n - 1].copy()
+        first = (-self.steps) % self.stride
+        self._preview.append(rows[first :: self.stride].copy())
+        if self._sink is not None:
+            self._sink.write(rows)
+        self.steps += n
+
+    def close(self) -> None:
+        """Finish the CSV file (waits for a forked writer)."""
+        if self._sink is not None:
+            sink, self._sink = self._sink, None
+            sink.close()
+
+    def preview(self) -> np.ndarray:
+        """Decimated rows (every ``stride``-th step), shape (≤ preview_points, ncols)."""
+        if not self._preview:
+            return np.zeros((0, len(self.columns)))
+        return np.concatenate(self._preview)
+
+    def column_stats(self) -> list[dict[str, Any]]:
+        """Per column: name, unit, meaning, min, max, mean, final."""
+        out = []
+        for k, c in enumerate(self.columns):
+            n = max(self.steps, 1)
+            out.append(
+                {
+                    "name": c.name,
+                    "unit": c.unit,
+                    "meaning": c.meaning,
+                    "min": _num(self.lo[k]),
+                    "max": _num(self.hi[k]),
+                    "mean": _num(self.total[k] / n) if self.steps else None,
+                    "final": _num(self.last[k]),
+                }
+            )
+        return out
+
+
+def _num(x: float) -> float | None:
+    """JSON-safe float (``None`` for NaN/inf)."""
+    return float(x) if math.isfinite(x) else None

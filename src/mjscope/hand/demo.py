@@ -1,0 +1,43 @@
+"""``mjscope demo`` part for the hand: open → fist → open on the bundled G20."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from rich.console import Console
+
+from mjscope.hand.bridge import HandBridge, HandBridgeCfg
+from mjscope.hand.model import build_hand_model
+from mjscope.hand.profile import load_profile
+from mjscope.sim.render import OffscreenRenderer, image_strip, save_png, write_video
+
+DEMO_MODEL = "g20_left"
+SLEW_RAD_S = 3.0  # demo joint speed [rad/s]
+STEPS_PER_POSE = 60  # control steps per command
+FRAME_EVERY = 3  # control steps per GIF frame
+
+
+def run_demo(out: Path, con: Console) -> tuple[list[Path], int]:
+    """Write ``open_fist_open.gif`` and ``open_fist_open.png`` into ``out/hand``.
+
+    Returns:
+        The written files and the exit code (0).
+    """
+    profile = load_profile()
+    bridge = HandBridge(build_hand_model(DEMO_MODEL, profile), HandBridgeCfg(slew_rad_s=SLEW_RAD_S))
+    frames: list[np.ndarray] = []
+    keys: list[np.ndarray] = []
+    with OffscreenRenderer(bridge.model, 320, 240, "compare") as r:
+        for cmd in (profile.open_command, profile.fist_command, profile.open_command):
+            bridge.command_sdk(cmd)
+            for i in range(STEPS_PER_POSE):
+                bridge.step()
+                if i % FRAME_EVERY == 0:
+                    frames.append(r.render(bridge.data))
+            keys.append(frames[-1])
+    con.print(f"hand: open → fist → open, {len(frames)} frames, slew {SLEW_RAD_S:g} rad/s")
+    folder = Path(out) / "hand"
+    gif = write_video(frames, folder / "open_fist_open.gif", fps=15)
+    strip = save_png(image_strip(keys), folder / "open_fist_open.png")
+    return [gif, strip], 0

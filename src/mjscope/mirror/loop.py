@@ -1,0 +1,163 @@
+"""The mirror loop: update the mirror and refresh the picture on the render clock.
+
+Sinks: the native passive viewer, a streaming MP4/GIF recorder, a final PNG snapshot, a rich
+status line on a terminal. Nothing is ever sent to a robot; closing the viewer ends the loop.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import mujoco
+from rich.console import Console
+
+from mjscope.bridge.transport.base import Transport
+from mjscope.mirror.config import RenderCfg, RigCfg
+from mjscope.mirror.mirror import Mirror
+from mjscope.mirror.sides import SideStatus
+from mjscope.sim.render import OffscreenRenderer, VideoRecorder
+from mjscope.sim.viewer import check_display, open_viewer
+
+STATUS_PERIOD_S = 0.25  # status line refresh [s]
+
+
+@dataclass(frozen=True)
+class LoopOptions:
+    """What one mirror run does.
+
+    Attributes:
+        duration: Run time [s]; ``None`` runs until the viewer closes or Ctrl-C.
+        viewer: ``none`` or ``native``.
+        record: Output ``.mp4``/``.gif`` or ``None``.
+        snapshot: Output ``.png`` of the final pose or ``None``.
+        console: Where the rich status line goes (a terminal); ``None`` shows none.
+    """
+
+    duration: float | None = None
+    viewer: str = "none"
+    record: Path | None = None
+    snapshot: Path | None = None
+    console: Console | None = None
+
+
+def camera_of(model: mujoco.MjModel) -> str | None:
+    """The model's ``mirror`` camera if it has one, else ``None`` (free camera)."""
+    return "mirror" if mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_CAMERA, "mirror") >= 0 else None
+
+
+def status_text(statuses: list[SideStatus], mirror: Mirror) -> str:
+    """One status line: per side Hz, rejects, age of the pose (header stamp), publishers."""
+    parts = []
+    for s in statuses:
+        age = "—" if math.isinf(s.stamp_age_s) else f"{s.stamp_age_s * 1000:.1f} ms"
+        flag = " [red]STALE[/]" if s.stale else ""
+        pubs = f" [yellow]{s.publishers} pubs[/]" if s.publishers > 1 else ""
+        parts.append(f"[bold]{s.side}[/] {s.hz:5.1f} Hz rej {s.rejected} age {age}{flag}{pubs}")
+    head = "" if mirror.ready else f"[yellow]waiting for {', '.join(mirror.missing_sides())}[/] | "
+    return head + " | ".join(parts)
+
+
+def run_loop(
+    model: mujoco.MjModel,
+    rig: RigCfg,
+    render: RenderCfg,
+    transport: Transport,
+    opts: LoopOptions,
+    stop: threading.Event | None = None,
+) -> tuple[Mirror, mujoco.MjData]:
+    """Run the mirror until ``duration``, viewer close, ``stop`` or Ctrl-C.
+
+    Args:
+        model: Compiled model with every side's joints.
+        rig: Sides to mirror.
+        render: Render rate and reporting intervals.
+        transport: Bus the state topics arrive on.
+        opts: Duration and sinks.
+        stop: Optional event ending the loop.
+
+    Returns:
+        The mirror (for its report) and its data (final pose).
+    """
+    data = mujoco.MjData(model)
+    mirror = Mirror(model, data, rig, render, transport)
+    if opts.viewer == "native":
+        check_display()
+    viewer: list[Any] = []  # opened once the mirror is ready: never show the zero pose
+    renderer = OffscreenRenderer(model, camera=camera_of(model)) if opts.record else None
+    recorder = VideoRecorder(opts.record, render.render_rate_hz) if opts.record else None
+    completed = False
+    try:
+        _loop(mirror, render, opts, viewer, renderer, recorder, stop)
+        mirror.update()  # count what arrived during the last tick
+        mirror.stopped_at = time.monotonic()
+        completed = True
+    finally:
+        for v in viewer:
+            v.close()
+        if renderer is not None:
+            renderer.close()
+        if recorder is not None:
+            recorder.close(keep=completed)
+    if opts.snapshot is not None and mirror.ready:
+        from mjscope.sim.render import render_png
+
+        render_png(model, data, opts.snapshot, camera=camera_of(model))
+    return mirror, data
+
+
+def _loop(
+    mirror: Mirror,
+    render: RenderCfg,
+    opts: LoopOptions,
+    viewer: list[Any],
+    renderer: OffscreenRenderer | None,
+    recorder: VideoRecorder | None,
+    stop: threading.Event | None,
+) -> None:
+    period = 1.0 / render.render_rate_hz
+    live = _live(opts.console)
+    t0 = time.monotonic()
+    next_tick, next_status = t0, t0
+    try:
+        while not (stop is not None and stop.is_set()):
+            now = time.monotonic()
+            if opts.duration is not None and now - t0 >= opts.duration:
+                break
+            if viewer and not viewer[0].is_running():
+                break
+            mirror.update(now)
+            if mirror.ready:
+                if opts.viewer == "native" and not viewer:
+                    viewer.append(open_viewer(mirror.model, mirror.data))
+                if viewer:
+                    with viewer[0].lock():
+                        viewer[0].sync()
+                if recorder is not None and renderer is not None:
+                    recorder.add(renderer.render(mirror.data))
+            if live is not None and now >= next_status:
+                live.update(status_text(mirror.status(now), mirror))
+                next_status = now + STATUS_PERIOD_S
+            next_tick += period
+            if next_tick < time.monotonic():  # fell behind: skip ticks, keep the phase
+                next_tick += period * math.ceil((time.monotonic() - next_tick) / period)
+            time.sleep(max(0.0, next_tick - time.monotonic()))
+    except KeyboardInterrupt:
+        pass  # Ctrl-C ends the mirror like closing the viewer; the report is still written
+    finally:
+        if live is not None:
+            live.stop()
+
+
+def _live(console: Console | None) -> Any:
+    if console is None:
+        return None
+    from rich.live import Live
+
+    live = Live("starting…", console=console, refresh_per_second=4, transient=True)
+    live.start()
+    return live

@@ -1,0 +1,61 @@
+"""The probe contract: gathered sources give the same columns as straightforward reads."""
+
+import numpy as np
+import pytest
+
+from mjscope.diagnose import Column, Probe, RolloutCfg, default_probes, run_rollout
+from mjscope.diagnose.compare import read_csv
+from mjscope.diagnose.probes.base import reads_per_step
+from mjscope.diagnose.probes.contacts import ContactProbe
+from mjscope.models import load
+from tests.utils import assert_close
+
+
+class _Direct(Probe):
+    """Reads the same quantities the straightforward way, for comparison with the gathers."""
+
+    columns = tuple(Column(f"d_{k}", "1", "") for k in range(8))
+
+    def read(self, i):
+        d = self.data
+        if d.ncon:
+            k = int(d.contact.dist.argmin())
+            g = d.contact.geom[k]
+            pen, g1, g2 = max(0.0, -d.contact.dist[k]), g[0], g[1]
+        else:
+            pen, g1, g2 = 0.0, -1, -1
+        it = d.solver_niter[0]
+        imp = d.solver.improvement[it - 1] if it else 0.0
+        force = np.linalg.norm(d.qfrc_constraint)
+        self.out[i] = (d.ncon, pen, g1, g2, it, imp, force, d.energy[1])
+
+
+@pytest.mark.parametrize("slots", [16, 1])
+def test_gathered_columns_match_direct_reads(tmp_path, slots):
+    probes = default_probes()
+    probes[1] = ContactProbe(slots=slots)  # 1 slot: most steps take the overflow path
+    probes.append(_Direct())
+    csv = tmp_path / "v.csv"
+    res = run_rollout(
+        load("quadruped"), RolloutCfg(steps=1500, ctrl="noise", csv=csv, block_rows=512), probes
+    )
+    names, rows = read_csv(csv)
+    col = {n: rows[:, k] for k, n in enumerate(names)}
+    pairs = [
+        ("ncon", 0),
+        ("pen_max", 1),
+        ("pen_geom1", 2),
+        ("pen_geom2", 3),
+        ("solver_niter", 4),
+        ("solver_improvement", 5),
+        ("qfrc_constraint_norm", 6),
+        ("energy_kinetic", 7),
+    ]
+    for name, k in pairs:
+        assert_close(col[name], col[f"d_{k}"], rtol=1e-9, atol=1e-12, what=name)
+    assert col["ncon"].max() >= 2
+    assert sum(int(v) for v in res.probes["condim_counts"].values()) == int(col["ncon"].sum())
+
+
+def test_reads_per_step_only_for_probes_that_override_read():
+    assert reads_per_step(_Direct()) and not reads_per_step(Probe())

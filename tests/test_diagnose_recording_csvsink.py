@@ -1,0 +1,62 @@
+"""CSV sinks: in-process and forked writers give the same bytes; no child keeps another's pipe."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from mjscope.diagnose import RolloutCfg, run_rollout
+from mjscope.models import load
+
+SCRIPT = """
+import numpy as np
+from pathlib import Path
+from mjscope.diagnose.recording.csvsink import ForkedCsvSink
+a = ForkedCsvSink(Path({a!r}), "x [m]", "%.10g\\n", 1)
+b = ForkedCsvSink(Path({b!r}), "x [m]", "%.10g\\n", 1)  # its child inherits a's pipe
+a.write(np.arange(3.0).reshape(3, 1))
+b.write(np.full((2, 1), 0.5))
+a.close()  # waited forever while b's child held a's pipe open
+b.close()
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX only")
+def test_two_open_forked_sinks_close_in_either_order(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    code = textwrap.dedent(SCRIPT.format(a=str(a), b=str(b)))
+    proc = subprocess.run([sys.executable, "-c", code], timeout=30, capture_output=True)
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert a.read_text() == "x [m]\n0\n1\n2\n"
+    assert b.read_text() == "x [m]\n0.5\n0.5\n"
+
+
+def test_failed_fork_falls_back_to_writing_in_process(tmp_path: Path, monkeypatch) -> None:
+    import numpy as np
+
+    from mjscope.diagnose.recording import csvsink
+
+    def no_fork() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(csvsink.os, "fork", no_fork)
+    before = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
+    sink = csvsink.make_sink(tmp_path / "c.csv", "x [m]", "%.10g\n", 1, forked=True)
+    assert isinstance(sink, csvsink.CsvSink)
+    sink.write(np.array([[1.5], [2.0]]))
+    sink.close()
+    assert (tmp_path / "c.csv").read_text() == "x [m]\n1.5\n2\n"
+    if before is not None:  # the pipes and the first file handle were closed
+        assert len(os.listdir("/proc/self/fd")) == before
+
+
+def test_forked_and_inprocess_csv_identical(tmp_path):
+    a, b = tmp_path / "forked.csv", tmp_path / "inproc.csv"
+    run_rollout(load("fourbar"), RolloutCfg(steps=900, csv=a, block_rows=128))  # forked writer
+    run_rollout(load("fourbar"), RolloutCfg(steps=900, csv=b, block_rows=4096))  # in process
+    assert a.read_bytes() == b.read_bytes()
