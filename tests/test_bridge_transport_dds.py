@@ -18,13 +18,13 @@ import mujoco
 import numpy as np
 import pytest
 
-from mjscope.mirror.config import RenderCfg, load_rig_cfg
 from mjscope.bridge.messages import JointState, Stamp
-from mjscope.mirror.mirror import Mirror
 from mjscope.bridge.transport import make_transport
 from mjscope.bridge.transport.dds import DdsTransport
 from mjscope.bridge.transport.ros2_types import JointState_, String_, Time_, from_wire, to_wire
 from mjscope.exceptions import MjscopeError
+from mjscope.mirror.config import RenderCfg, load_rig_cfg
+from mjscope.mirror.mirror import Mirror
 from mjscope.models import JointIndex, load
 from tests.utils import assert_close
 

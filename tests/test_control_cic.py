@@ -13,7 +13,7 @@ from mjscope.control.controllers import CartesianImpedanceController, CicGains
 from mjscope.control.controllers.cic import sym_solve
 from mjscope.control.lie import orientation_error, so3_exp
 from mjscope.control.planners import MotionReference
-from mjscope.experiments.scene import load_scene
+from mjscope.dock.scene import load_scene
 from tests.utils import assert_close
 
 

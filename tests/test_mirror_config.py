@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from mjscope.mirror.config import load_render_cfg, load_rig_cfg
 from mjscope.exceptions import ConfigError
+from mjscope.mirror.config import load_render_cfg, load_rig_cfg
 
 
 def test_packaged_configs_match_the_seed() -> None:

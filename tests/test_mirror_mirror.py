@@ -10,11 +10,11 @@ import mujoco
 import numpy as np
 import pytest
 
-from mjscope.mirror.config import RenderCfg, RigCfg, load_rig_cfg
 from mjscope.bridge.messages import JointState, Stamp
-from mjscope.mirror.mirror import Mirror
 from mjscope.bridge.transport.inproc import InprocTransport
 from mjscope.exceptions import ConfigError, UnknownNameError
+from mjscope.mirror.config import RenderCfg, RigCfg, load_rig_cfg
+from mjscope.mirror.mirror import Mirror
 from mjscope.models import JointIndex, load
 from mjscope.sim.render import OffscreenRenderer
 from tests.utils import assert_close, asset

@@ -9,8 +9,8 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mjscope.mirror.config import load_rig_cfg
 from mjscope.bridge.messages import JointState, Stamp
+from mjscope.mirror.config import load_rig_cfg
 from mjscope.mirror.mirror import Mirror
 from mjscope.models import JointIndex, load
 

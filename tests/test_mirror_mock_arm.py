@@ -8,11 +8,11 @@ import threading
 import numpy as np
 import pytest
 
-from mjscope.mirror.config import load_rig_cfg
 from mjscope.bridge.messages import JointState
-from mjscope.mirror.mock_arm import SINE_AMPLITUDE_RAD, MockArm, run_mock_arms, sine_offsets
 from mjscope.bridge.transport.inproc import InprocTransport
 from mjscope.exceptions import MjscopeError
+from mjscope.mirror.config import load_rig_cfg
+from mjscope.mirror.mock_arm import SINE_AMPLITUDE_RAD, MockArm, run_mock_arms, sine_offsets
 from tests.utils import assert_close
 
 RIG = load_rig_cfg()

@@ -15,7 +15,17 @@ import mjscope
 
 ROOT = Path(mjscope.__file__).parent
 #: Shared layers: used by two or more features; they never import a feature or the CLI.
-SHARED = {"models", "sim", "control", "bridge", "runner", "config", "exceptions", "paths", "signals"}
+SHARED = {
+    "models",
+    "sim",
+    "control",
+    "bridge",
+    "runner",
+    "config",
+    "exceptions",
+    "paths",
+    "signals",
+}
 #: Feature packages: one per command; they import shared layers and themselves only.
 FEATURES = {"diagnose", "mirror", "hand", "teleop", "dock"}
 #: Entry points on top: they may import anything below them.
@@ -111,5 +121,9 @@ def test_the_old_rooms_are_gone() -> None:
     assert not (ROOT / "sim" / "env.py").exists() and not (ROOT / "control" / "config.py").exists()
     for kept in ("messages", "validation", "transport"):
         assert (ROOT / "bridge" / kept).with_suffix("" if kept == "transport" else ".py").exists()
-    extra = {p.stem for p in (ROOT / "bridge").glob("*.py")} - {"__init__", "messages", "validation"}
+    extra = {p.stem for p in (ROOT / "bridge").glob("*.py")} - {
+        "__init__",
+        "messages",
+        "validation",
+    }
     assert not extra, f"bridge/ holds only messages, validation and transports: {extra}"

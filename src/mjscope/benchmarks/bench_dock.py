@@ -18,8 +18,9 @@ from typing import Any
 import mujoco
 import numpy as np
 
-from mjscope.experiments.run_docking import RunResult, run_simulation
-from mjscope.experiments.scene import Scene, load_scene
+from mjscope.dock.loop import RunResult
+from mjscope.dock.run_docking import run_simulation
+from mjscope.dock.scene import Scene, load_scene
 
 
 def _bare_replay(model: mujoco.MjModel, q0: np.ndarray, taus: np.ndarray) -> float:

@@ -130,7 +130,8 @@ def bench_dds(rate: float, duration: float, domain: int) -> list[dict[str, Any]]
     topics = ["/bench/left_rm75/joint_states", "/bench/right_rm75/joint_states"]
     lat: list[float] = []
     seen: dict[str, set[str]] = {tp: set() for tp in topics}
-    with DdsTransport(domain_id=domain) as t:
+    t = DdsTransport(domain_id=domain)
+    with t:
         subs = [t.subscriber(tp, JointState, depth=1000) for tp in topics]
         cmd = [sys.executable, "-c", PUBLISHER, str(domain), str(rate), str(duration), *topics]
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=os.environ.copy())

@@ -50,3 +50,19 @@ def axis_angle_between(a: npt.ArrayLike, b: npt.ArrayLike) -> float:
     v = np.asarray(b, float)
     c = cross3(u, v)
     return math.atan2(math.sqrt(float(c @ c)), float(u @ v))
+
+
+def rotation_error(R_a: npt.ArrayLike, R_b: npt.ArrayLike) -> np.ndarray:
+    """Angle of ``R_aᵀ R_b`` per sample [rad], accurate near zero (batched, no Pinocchio).
+
+    Args:
+        R_a: Rotations; (n, 3, 3).
+        R_b: Rotations; (n, 3, 3).
+
+    Returns:
+        Angles in [0, π]; (n,).
+    """
+    E = np.einsum("nji,njk->nik", np.asarray(R_a, float), np.asarray(R_b, float))  # (n, 3, 3)
+    w = np.stack([E[:, 2, 1] - E[:, 1, 2], E[:, 0, 2] - E[:, 2, 0], E[:, 1, 0] - E[:, 0, 1]], 1)
+    cos = (np.trace(E, axis1=1, axis2=2) - 1.0) / 2.0
+    return np.arctan2(np.linalg.norm(w, axis=1) / 2.0, cos)

@@ -1,16 +1,15 @@
 """Docking / tracking runs: scene → models, controller, planner → the 1 kHz loop → metrics.
 
 The loop itself (planner → controller → friction feed-forward → limits → MuJoCo → telemetry)
-lives in :mod:`mjscope.experiments.docking_loop`; this module builds its pieces and is the
-seed's entry point (:func:`main`).
+lives in :mod:`mjscope.dock.loop`; this module builds its pieces and is the seed's entry point
+(:func:`main`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -25,13 +24,20 @@ from mjscope.control.planners import (
     TwoSegmentTrajectory,
     aligned_rotation,
 )
+from mjscope.dock.env import MujocoEnv
+from mjscope.dock.gate import evaluate_gate
+from mjscope.dock.loop import RunResult, run_loop
+from mjscope.dock.metrics import compute_metrics
+from mjscope.dock.report import DockingReport, results_table_path, write_results_table
+from mjscope.dock.scene import Scene, dock_rotation, load_scene
+from mjscope.dock.telemetry import Log
 from mjscope.exceptions import ConfigError, UnknownNameError
-from mjscope.experiments.docking_loop import RunResult, run_loop
-from mjscope.experiments.scene import Scene, dock_rotation, load_scene
-from mjscope.sim.env import MujocoEnv
+
+if TYPE_CHECKING:
+    import pinocchio as pin
 
 
-def build_cic(scene: Scene, pin_model: Any, q0: np.ndarray) -> Controller:
+def build_cic(scene: Scene, pin_model: pin.Model, q0: np.ndarray) -> Controller:
     """The classical impedance controller with the scene's gains."""
     cfg = scene.cfg.controller.impedance
     q_null = np.asarray(cfg.q_null, float) if cfg.q_null is not None else q0
@@ -39,11 +45,12 @@ def build_cic(scene: Scene, pin_model: Any, q0: np.ndarray) -> Controller:
     return CartesianImpedanceController(pin_model, "eef", gains, q_null, scene.cfg.control_period)
 
 
-ControllerFactory = Callable[[Scene, Any, np.ndarray], Controller]
+#: ``(scene, pin_model, q0) -> Controller``: builds a controller for one run.
+ControllerFactory = Callable[[Scene, "pin.Model", np.ndarray], Controller]
 CONTROLLERS: dict[str, ControllerFactory] = {"cic": build_cic}
 
 
-def build_controller(name: str, scene: Scene, pin_model: Any, q0: np.ndarray) -> Controller:
+def build_controller(name: str, scene: Scene, pin_model: pin.Model, q0: np.ndarray) -> Controller:
     """A controller by name.
 
     Raises:
@@ -78,7 +85,7 @@ def run_simulation(
     controller: str | ControllerFactory = "cic",
     duration: float | None = None,
     friction_comp: bool | None = None,
-    log: Any = None,
+    log: Log | None = None,
     record: str | Path | None = None,
 ) -> RunResult:
     """Run one scene with one controller.
@@ -88,7 +95,8 @@ def run_simulation(
         controller: Controller name (``cic``) or a factory ``(scene, pin_model, q0) -> Controller``.
         duration: Simulated time [s] (default: the scene's).
         friction_comp: Override the scene's friction/damping feed-forward switch.
-        log: Telemetry object with ``store_data`` (default: a new ``telemetry.Log``).
+        log: Telemetry log to fill (default: a new :class:`~mjscope.dock.telemetry.Log` sized
+            for the run).
         record: Write an offscreen video (``.mp4``/``.gif``) of the run here.
 
     Returns:
@@ -113,8 +121,6 @@ def run_simulation(
     limits = np.array(mj_model.actuator_ctrlrange[:, 1])
     n_steps = round((duration if duration is not None else cfg.duration) / cfg.control_period)
     if log is None:
-        from mjscope.experiments.telemetry import Log
-
         log = Log(capacity=n_steps)
     name = controller if isinstance(controller, str) else ctrl.name
     result = RunResult(sc, name, log, friction_comp=use_fc)
@@ -131,21 +137,6 @@ def run_simulation(
         if record is not None:
             env.save_recording()  # streamed; kept up to where the run stopped
     return result
-
-
-@dataclass
-class DockingReport:
-    """What :func:`main` produced: the run, its metrics and gate, and the files written."""
-
-    result: RunResult
-    metrics: dict[str, Any]
-    gate: Any
-    files: list[Path] = field(default_factory=list)
-
-    @property
-    def passed(self) -> bool:
-        """Gate PASS and the run completed."""
-        return bool(self.gate.passed) and self.result.status == "ok"
 
 
 def quick_duration(scene: Scene) -> float:
@@ -177,11 +168,12 @@ def main(
 
     Returns:
         The report; ``report.passed`` is the verdict.
-    """
-    from mjscope.experiments import metrics as mx
-    from mjscope.experiments import plotting
-    from mjscope.experiments.gate import evaluate_gate
 
+    Raises:
+        UnknownNameError: Unknown scene or controller name.
+        ConfigError: Invalid scene file.
+        OutputError: An output file cannot be written.
+    """
     sc = load_scene(scene) if isinstance(scene, str) else scene
     if controller not in CONTROLLERS:
         raise UnknownNameError("controller", controller, CONTROLLERS, "Pass --controller cic")
@@ -193,13 +185,11 @@ def main(
     files = [result.log.save_npz(root / "telemetry" / f"{stem}.npz")]
     if video is not None:
         files.append(video)
-    m = mx.compute_metrics(result.log, sc)
+    m = compute_metrics(result.log, sc)
     gate = evaluate_gate(m, sc)
-    files.append(
-        plotting.write_results_table(
-            m, gate, plotting.results_table_path(root, sc.name, controller)
-        )
-    )
+    files.append(write_results_table(m, gate, results_table_path(root, sc.name, controller)))
     if plot:
-        files += result.log.plot_results(sc, root)
+        from mjscope.dock.plotting import plot_results  # matplotlib only when plotting
+
+        files += plot_results(result.log.arrays(), sc, root)
     return DockingReport(result, m, gate, files)

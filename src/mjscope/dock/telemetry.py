@@ -1,25 +1,23 @@
 """Time-series log of a docking or tracking run.
 
-:meth:`Log.store_data` is called once per control period (1 kHz). It writes every value into
-preallocated numpy blocks, so each call is a handful of array assignments and nothing grows per
-step. Assignment into a block copies, which matters: MuJoCo's ``qpos``/``qvel`` slices are views
-that change on the next ``mj_step``, and storing such a view once recorded the same state at every
-step (the seed's commit 3932fe5). :meth:`Log.arrays` stacks the blocks into one array per field.
+:meth:`Log.store_data` is called once per control period (1 kHz) with one :class:`Sample`. It
+writes every value into preallocated numpy blocks, so each call is a handful of array
+assignments and nothing grows per step. Assignment into a block copies, which matters: MuJoCo's
+``qpos``/``qvel`` slices are views that change on the next ``mj_step``, and storing such a view
+once recorded the same state at every step (the seed's commit 3932fe5). :meth:`Log.arrays`
+stacks the blocks into one array per field.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
 from mjscope.paths import check_writable
-
-if TYPE_CHECKING:
-    from mjscope.experiments.scene import Scene
 
 #: Field name -> (trailing shape, dtype); ``None`` in a shape is set by the first sample.
 FIELDS: dict[str, tuple[tuple[int | None, ...], type]] = {
@@ -43,6 +41,44 @@ FIELDS: dict[str, tuple[tuple[int | None, ...], type]] = {
 DEFAULT_BLOCK = 4096  # rows per block when no capacity is given
 
 
+class Sample(NamedTuple):
+    """One control period of a run: what :meth:`Log.store_data` stores (fields as :data:`FIELDS`).
+
+    Attributes:
+        t: Simulation time [s].
+        q: Joint positions [rad]; (nq,).
+        v: Joint velocities [rad/s]; (nv,).
+        tau: Applied joint torques [N·m]; (nu,).
+        eef_pos: End-effector position, world [m]; (3,).
+        eef_rot: End-effector rotation, world; (3, 3).
+        ref_pos: Reference position, world [m]; (3,).
+        ref_vel: Reference velocity, world [m/s]; (3,).
+        ref_rot: Reference rotation, world; (3, 3).
+        wrench: Force [N] and torque [N·m] at the EEF, world axes; (6,).
+        contact_force: Total normal contact force between tool and dock [N].
+        insertion_depth: Depth along the dock axis, 0 at the mouth, positive inside [m].
+        lateral_error: Peg-axis offset from the dock axis [m].
+        axis_angle: Angle between the peg and dock axes [rad].
+        segment: Planner segment index.
+    """
+
+    t: float
+    q: npt.ArrayLike
+    v: npt.ArrayLike
+    tau: npt.ArrayLike
+    eef_pos: npt.ArrayLike
+    eef_rot: npt.ArrayLike
+    ref_pos: npt.ArrayLike
+    ref_vel: npt.ArrayLike
+    ref_rot: npt.ArrayLike
+    wrench: npt.ArrayLike
+    contact_force: float
+    insertion_depth: float
+    lateral_error: float
+    axis_angle: float
+    segment: int
+
+
 class Log:
     """Per-step record of a run, stored as copies in preallocated blocks.
 
@@ -55,78 +91,40 @@ class Log:
         self._block = max(int(capacity), 1) if capacity else DEFAULT_BLOCK
         self._blocks: list[dict[str, np.ndarray]] = []
         self._cur: dict[str, np.ndarray] = {}
+        self._columns: tuple[np.ndarray, ...] = ()  # the current block's arrays, Sample order
         self._shapes: dict[str, tuple[int, ...]] = {}
+        self._rows = 0  # rows of the current block
         self._i = 0  # next row in the current block
         self._n = 0  # total rows stored
 
     def __len__(self) -> int:
         return self._n
 
-    def store_data(
-        self,
-        t: float,
-        q: npt.ArrayLike,
-        v: npt.ArrayLike,
-        tau: npt.ArrayLike,
-        eef_pos: npt.ArrayLike,
-        eef_rot: npt.ArrayLike,
-        ref_pos: npt.ArrayLike,
-        ref_vel: npt.ArrayLike,
-        ref_rot: npt.ArrayLike,
-        wrench: npt.ArrayLike,
-        contact_force: float,
-        insertion_depth: float,
-        lateral_error: float,
-        axis_angle: float,
-        segment: int,
-    ) -> None:
+    def store_data(self, sample: Sample) -> None:
         """Append one sample; every array is copied, so later changes to inputs do not leak in.
 
         Args:
-            t: Simulation time [s].
-            q: Joint positions [rad]  # (nq,)
-            v: Joint velocities [rad/s]  # (nv,)
-            tau: Applied joint torques [N·m]  # (nu,)
-            eef_pos: End-effector position, world [m]  # (3,)
-            eef_rot: End-effector rotation, world  # (3, 3)
-            ref_pos: Reference position, world [m]  # (3,)
-            ref_vel: Reference velocity, world [m/s]  # (3,)
-            ref_rot: Reference rotation, world  # (3, 3)
-            wrench: Force [N] and torque [N·m] at the EEF, world axes  # (6,)
-            contact_force: Total normal contact force between tool and dock [N].
-            insertion_depth: Depth along the dock axis, 0 at the mouth, positive inside [m].
-            lateral_error: Peg-axis offset from the dock axis [m].
-            axis_angle: Angle between the peg and dock axes [rad].
-            segment: Planner segment index.
+            sample: The control period's values (shapes and units: :class:`Sample`).
 
         Raises:
             ValueError: An array's shape differs from the fixed shape or from the first sample.
         """
-        if self._i == len(self._cur.get("t", ())):
-            self._new_block(q, v, tau)
-        i, b = self._i, self._cur
-        b["t"][i] = t
-        b["q"][i] = q
-        b["v"][i] = v
-        b["tau"][i] = tau
-        b["eef_pos"][i] = eef_pos
-        b["eef_rot"][i] = eef_rot
-        b["ref_pos"][i] = ref_pos
-        b["ref_vel"][i] = ref_vel
-        b["ref_rot"][i] = ref_rot
-        b["wrench"][i] = wrench
-        b["contact_force"][i] = contact_force
-        b["insertion_depth"][i] = insertion_depth
-        b["lateral_error"][i] = lateral_error
-        b["axis_angle"][i] = axis_angle
-        b["segment"][i] = segment
+        if self._i == self._rows:
+            self._new_block(sample)
+        i = self._i
+        # One unpacking into the columns' rows (fields in Sample order): cheapest at 1 kHz.
+        (t, q, v, tau, eef_pos, eef_rot, ref_pos, ref_vel, ref_rot, wrench, contact_force,
+         insertion_depth, lateral_error, axis_angle, segment) = self._columns  # fmt: skip
+        (t[i], q[i], v[i], tau[i], eef_pos[i], eef_rot[i], ref_pos[i], ref_vel[i], ref_rot[i],
+         wrench[i], contact_force[i], insertion_depth[i], lateral_error[i], axis_angle[i],
+         segment[i]) = sample  # fmt: skip
         self._i = i + 1
         self._n += 1
 
-    def _new_block(self, q: npt.ArrayLike, v: npt.ArrayLike, tau: npt.ArrayLike) -> None:
+    def _new_block(self, sample: Sample) -> None:
         """Allocate the next block (the first call also fixes the joint-space sizes)."""
         if not self._shapes:
-            sizes = {"q": np.shape(q), "v": np.shape(v), "tau": np.shape(tau)}
+            sizes = {"q": np.shape(sample.q), "v": np.shape(sample.v), "tau": np.shape(sample.tau)}
             for name, (shape, _) in FIELDS.items():
                 fixed = tuple(s for s in shape if s is not None)
                 self._shapes[name] = sizes[name] if None in shape else fixed
@@ -139,7 +137,8 @@ class Log:
             name: np.empty((self._block, *self._shapes[name]), dtype=FIELDS[name][1])
             for name in FIELDS
         }
-        self._i = 0
+        self._columns = tuple(self._cur[name] for name in Sample._fields)
+        self._rows, self._i = self._block, 0
 
     def arrays(self) -> dict[str, np.ndarray]:
         """Stacked copies of all samples.
@@ -170,7 +169,7 @@ class Log:
         return p if p.suffix == ".npz" else p.with_name(p.name + ".npz")
 
     @classmethod
-    def from_arrays(cls, data: Mapping[str, Any]) -> Log:
+    def from_arrays(cls, data: Mapping[str, np.ndarray]) -> Log:
         """Rebuild a log from :meth:`arrays` output or a loaded ``.npz`` file.
 
         Args:
@@ -188,19 +187,5 @@ class Log:
         n = len(data["t"])
         log = cls(capacity=max(n, 1))
         for i in range(n):
-            log.store_data(*(data[name][i] for name in FIELDS))
+            log.store_data(Sample(*(data[name][i] for name in FIELDS)))
         return log
-
-    def plot_results(self, scene: Scene, out_dir: str | Path) -> list[Path]:
-        """Write the run's figures (PNG and PDF) into ``out_dir/figure/<scene.name>/``.
-
-        Args:
-            scene: The scene that was run (name, mode, dock geometry).
-            out_dir: Root output folder.
-
-        Returns:
-            The written figure files.
-        """
-        from mjscope.experiments import plotting
-
-        return plotting.plot_results(self.arrays(), scene, out_dir)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-Metrics = dict[str, Any]
+#: Metric name -> value in SI units (see :data:`UNITS`); ``samples`` is an ``int`` and
+#: ``success`` a ``bool`` (both are floats to a type checker); NaN: the quantity never occurred.
+Metrics = dict[str, float]
 
 _LEVEL_UNITS: dict[str, dict[str, str]] = {
     "run": {"samples": "", "sim_time": "s"},

@@ -20,16 +20,17 @@ depend only on the kinematic errors. Gate thresholds come from the scene (``scen
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from mjscope.experiments.gate import evaluate_gate
-from mjscope.experiments.metric_units import LEVELS, UNITS, Metrics
-from mjscope.experiments.telemetry import Log
+from mjscope.control.lie import rotation_error
+from mjscope.dock.gate import evaluate_gate
+from mjscope.dock.metric_units import LEVELS, UNITS, Metrics
+from mjscope.dock.telemetry import Log
 
 if TYPE_CHECKING:
-    from mjscope.experiments.scene import Scene
+    from mjscope.dock.scene import Scene
 
 CONTACT_ON = 0.05  # contact onset: contact force above this [N]
 SETTLE_REL = 0.05  # settling band, relative to the reference force
@@ -42,7 +43,6 @@ __all__ = [
     "Metrics",
     "as_arrays",
     "compute_metrics",
-    "rotation_error",
     "tracking_summary",
 ]
 
@@ -52,22 +52,6 @@ _ONSET_KEYS = LEVELS["approach"][8:]
 def as_arrays(log: Log | Mapping[str, np.ndarray]) -> Mapping[str, np.ndarray]:
     """Field arrays of a :class:`Log` (or a mapping such as a loaded ``.npz``)."""
     return log.arrays() if isinstance(log, Log) else log
-
-
-def rotation_error(R_a: np.ndarray, R_b: np.ndarray) -> np.ndarray:
-    """Angle of ``R_aᵀ R_b`` per sample [rad], accurate near zero.
-
-    Args:
-        R_a: Rotations  # (n, 3, 3)
-        R_b: Rotations  # (n, 3, 3)
-
-    Returns:
-        Angles in [0, π]  # (n,)
-    """
-    E = np.einsum("nji,njk->nik", R_a, R_b)  # (n, 3, 3)
-    w = np.stack([E[:, 2, 1] - E[:, 1, 2], E[:, 0, 2] - E[:, 2, 0], E[:, 1, 0] - E[:, 0, 1]], 1)
-    cos = (np.trace(E, axis1=1, axis2=2) - 1.0) / 2.0
-    return np.arctan2(np.linalg.norm(w, axis=1) / 2.0, cos)
 
 
 def _rms(x: np.ndarray) -> float:
@@ -200,7 +184,7 @@ def compute_metrics(log: Log | Mapping[str, np.ndarray], scene: Scene) -> Metric
     return m
 
 
-def tracking_summary(log: Log | Mapping[str, np.ndarray], scene: Scene) -> list[dict[str, Any]]:
+def tracking_summary(log: Log | Mapping[str, np.ndarray], scene: Scene) -> list[dict[str, float]]:
     """Tracking errors per planner segment.
 
     Args:

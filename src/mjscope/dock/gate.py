@@ -10,11 +10,11 @@ import operator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from mjscope.dock.metric_units import UNITS, Metrics
 from mjscope.exceptions import ConfigError
-from mjscope.experiments.metric_units import UNITS, Metrics
 
 if TYPE_CHECKING:
-    from mjscope.experiments.scene import Scene
+    from mjscope.dock.scene import Scene
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ def evaluate_tracking_gate(metrics: Metrics, scene: Scene) -> GateResult:
     """Tracking gate: RMS position and orientation errors after the transient.
 
     Args:
-        metrics: Output of :func:`mjscope.experiments.metrics.compute_metrics`.
+        metrics: Output of :func:`mjscope.dock.metrics.compute_metrics`.
         scene: Supplies ``cfg.gate.track_pos_rms`` [m] and ``track_rot_rms`` [rad].
 
     Returns:
@@ -91,7 +91,7 @@ def evaluate_docking_gate(metrics: Metrics, scene: Scene) -> GateResult:
     """Docking gate: depth reached in time, residuals inside the dock's tolerances, safe force.
 
     Args:
-        metrics: Output of :func:`mjscope.experiments.metrics.compute_metrics` for a docking run.
+        metrics: Output of :func:`mjscope.dock.metrics.compute_metrics` for a docking run.
         scene: Supplies the dock (``depth``, ``clearance`` [m]) and ``cfg.gate``
             (``depth_fraction``, ``time_budget`` [s] (default: the duration),
             ``max_lateral`` [m] (default: the clearance), ``max_axis_angle`` [rad],

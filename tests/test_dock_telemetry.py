@@ -1,10 +1,12 @@
+"""Telemetry log: one ``Sample`` per step stored as copies, blocks, arrays, ``.npz`` round trip."""
+
 from __future__ import annotations
 
 import mujoco
 import numpy as np
 import pytest
 
-from mjscope.experiments.telemetry import FIELDS, Log
+from mjscope.dock.telemetry import FIELDS, Log, Sample
 from tests.utils import assert_close
 
 PENDULUM = """
@@ -38,14 +40,18 @@ def sample(k: int, nq: int = 7) -> dict:
     }
 
 
+def test_sample_fields_are_the_log_fields_in_order() -> None:
+    assert Sample._fields == tuple(FIELDS)
+
+
 def test_store_data_keeps_copies_when_inputs_are_mutated_afterwards() -> None:
     log = Log()
     s = sample(1)
-    log.store_data(**s)
+    log.store_data(Sample(**s))
     for value in s.values():
         if isinstance(value, np.ndarray):
             value += 100.0  # mutate the caller's arrays in place after storing
-    log.store_data(**s)
+    log.store_data(Sample(**s))
     a = log.arrays()
     for name, value in sample(1).items():
         assert_close(a[name][0], value, what=name)
@@ -61,7 +67,7 @@ def test_store_data_copies_mujoco_views_across_steps() -> None:
     for _ in range(50):
         s = sample(0, nq=1)
         s.update(t=data.time, q=data.qpos, v=data.qvel, tau=data.ctrl)  # views, as in the bug
-        log.store_data(**s)
+        log.store_data(Sample(**s))
         expected.append((data.qpos.copy(), data.qvel.copy()))
         mujoco.mj_step(model, data)
     a = log.arrays()
@@ -75,7 +81,7 @@ def test_store_data_copies_mujoco_views_across_steps() -> None:
 def test_arrays_stack_samples_in_order_across_blocks(capacity: int | None) -> None:
     log = Log(capacity=capacity)
     for k in range(10):
-        log.store_data(**sample(k))
+        log.store_data(Sample(**sample(k)))
     a = log.arrays()
     assert len(log) == 10
     assert set(a) == set(FIELDS)
@@ -98,24 +104,24 @@ def test_wrong_shape_is_rejected() -> None:
     s = sample(0)
     s["eef_pos"] = np.zeros(4)
     with pytest.raises(ValueError):
-        log.store_data(**s)
+        log.store_data(Sample(**s))
     s = sample(0)
     s["q"] = np.zeros((7, 1))
     with pytest.raises(ValueError, match="1-D"):
-        Log().store_data(**s)
+        Log().store_data(Sample(**s))
 
 
 def test_joint_sizes_fixed_by_first_sample() -> None:
     log = Log()
-    log.store_data(**sample(0, nq=7))
+    log.store_data(Sample(**sample(0, nq=7)))
     with pytest.raises(ValueError):
-        log.store_data(**sample(1, nq=6))
+        log.store_data(Sample(**sample(1, nq=6)))
 
 
 def test_save_npz_round_trip(tmp_path) -> None:
     log = Log(capacity=4)
     for k in range(9):
-        log.store_data(**sample(k))
+        log.store_data(Sample(**sample(k)))
     path = log.save_npz(tmp_path / "sub" / "run.npz")
     assert path.is_file()
     with np.load(path) as z:

@@ -1,13 +1,15 @@
-"""The 1 kHz loop of :mod:`run_docking`: reference → controller → friction → limits → MuJoCo.
+"""The 1 kHz loop of :mod:`.run_docking`: reference → controller → friction → limits → MuJoCo.
 
-One control period per iteration; every sample goes to the telemetry log, which stores copies.
+One control period per iteration; every :class:`~mjscope.dock.telemetry.Sample` goes to the
+telemetry log, which stores copies.
 A non-finite torque or a MuJoCo divergence stops the run safely: the samples so far are kept
 and the result says why it stopped. Tracking scenes isolate F/T feedback (the controller gets a
 zero wrench).
 
 The hot path is kept lean: references are computed for :data:`CHUNK` periods at a time
-(vectorised planners), measurements read MuJoCo buffers through addresses resolved once, and
-bound methods are looked up once per run.
+(vectorised planners), measurements read MuJoCo buffers through addresses resolved once,
+bound methods are looked up once per run, and each :class:`~mjscope.dock.telemetry.Sample` is
+built with ``tuple.__new__`` (the same record, without NamedTuple's Python-level constructor).
 """
 
 from __future__ import annotations
@@ -17,16 +19,16 @@ import math
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from mjscope.control.controllers import Controller
 from mjscope.control.friction import FrictionModel
 from mjscope.control.planners import MotionReference, ReferenceAdapter
+from mjscope.dock.env import MujocoEnv
+from mjscope.dock.scene import Scene, dock_rotation
+from mjscope.dock.telemetry import Log, Sample
 from mjscope.exceptions import SimulationError
-from mjscope.experiments.scene import Scene, dock_rotation
-from mjscope.sim.env import MujocoEnv
 
 logger = logging.getLogger(__name__)
 
@@ -54,7 +56,7 @@ class RunResult:
 
     scene: Scene
     controller: str
-    log: Any
+    log: Log
     status: str = "ok"
     message: str = ""
     steps: int = 0
@@ -134,6 +136,7 @@ def run_loop(
     dt, zero, lower = sc.cfg.control_period, np.zeros(6), -limits
     docking, compute, measure = probe.docking, ctrl.compute, probe.measure
     store, step, ones = result.log.store_data, env.step, np.ones(len(limits))
+    new = tuple.__new__  # new(Sample, (...)) is Sample(...) without its Python-level __new__
     steps = 0
     start = time.perf_counter()
     for k, ref in enumerate(references(reference, n_steps, dt)):
@@ -145,8 +148,8 @@ def run_loop(
             _stop(result, f"non-finite torque from {result.controller} at t = {t:.3f} s: {tau}")
             break
         tau = np.minimum(np.maximum(tau, lower), limits)
-        store(t, q, v, tau, p, R, ref.pos, ref.vel, ref.rot, wrench, cf, depth, lat, ang,
-              ref.segment)  # fmt: skip
+        store(new(Sample, (t, q, v, tau, p, R, ref.pos, ref.vel, ref.rot, wrench, cf, depth, lat,
+                           ang, ref.segment)))  # fmt: skip
         try:
             q, v, _ = step(tau)
         except SimulationError as e:

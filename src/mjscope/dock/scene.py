@@ -3,109 +3,28 @@
 Frames: the dock frame has its origin at the socket mouth centre and its z axis pointing out of
 the socket; insertion goes along −z (depth is positive inside). The tool (peg) hangs off the
 robot's ``attachment_site``: sensor site ``ft_site`` at the flange, end-effector site ``eef`` at
-the peg tip, peg axis = tool z.
+the peg tip, peg axis = tool z. The configuration dataclasses are in :mod:`mjscope.dock.config`.
 """
 
 from __future__ import annotations
 
-import math
 import os
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import mujoco
 import numpy as np
 
 from mjscope.config import from_dict, package_data_path, read_yaml
-from mjscope.control.config import ControllerCfg, PlannerCfg, Vec3
+from mjscope.dock.config import ContactCfg, DockCfg, SceneCfg, ToolCfg
+from mjscope.dock.scene_checks import validate
 from mjscope.exceptions import ConfigError, UnknownNameError
-from mjscope.experiments.scene_checks import validate
 from mjscope.models import compile_spec, registry
 from mjscope.models.scene import add_camera, add_floor, add_light, set_offscreen_size
 
-
-@dataclass(frozen=True)
-class ToolCfg:
-    """Peg on the flange: mass [kg], principal inertia at its centre [kg·m²], box geometry [m]."""
-
-    mass: float = 0.3
-    inertia: Vec3 = (2.6e-4, 2.6e-4, 2.0e-5)
-    half_width: float = 0.01
-    length: float = 0.10
-
-
-@dataclass(frozen=True)
-class DockCfg:
-    """Socket: mouth centre ``pos`` [m], ``rpy_deg`` [deg], depth, clearance, wall [m]."""
-
-    pos: Vec3 = (0.6, 0.0, 0.2)
-    rpy_deg: Vec3 = (0.0, 0.0, 0.0)
-    depth: float = 0.03
-    clearance: float = 0.0005
-    wall: float = 0.01
-
-
-@dataclass(frozen=True)
-class ContactCfg:
-    """Tool–dock contact parameters (MuJoCo ``friction``, ``solref``, ``solimp``, ``condim``)."""
-
-    friction: Vec3 = (0.3, 0.005, 0.0001)
-    solref: tuple[float, float] = (0.004, 1.0)
-    solimp: tuple[float, float, float, float, float] = (0.95, 0.99, 0.001, 0.5, 2.0)
-    condim: int = 3
-
-
-@dataclass(frozen=True)
-class GateCfg:
-    """PASS/FAIL thresholds (``load_scene`` fills ``time_budget`` and ``max_lateral``).
-
-    Attributes:
-        depth_fraction: Docking: insertion depth ≥ this fraction of the socket depth [-].
-        time_budget: Docking: ... reached within this time from the start [s].
-        max_lateral: Docking: final lateral residual < this [m] (default: the clearance).
-        max_axis_angle_deg: Docking: final axis misalignment < this [deg].
-        max_peak_force: Docking: peak contact force < this [N].
-        contact_force_target: Expected steady-state contact force [N], for metrics (optional).
-        track_pos_rms: Tracking: RMS position error ≤ this [m].
-        track_rot_rms: Tracking: RMS orientation error ≤ this [rad].
-        track_skip: Tracking: ignore the first ... [s].
-    """
-
-    depth_fraction: float = 0.9
-    time_budget: float | None = None
-    max_lateral: float | None = None
-    max_axis_angle_deg: float = 1.0
-    max_peak_force: float = 50.0
-    contact_force_target: float | None = None
-    track_pos_rms: float = 0.002
-    track_rot_rms: float = 0.02
-    track_skip: float = 0.5
-
-    @property
-    def max_axis_angle(self) -> float:
-        """Axis misalignment threshold [rad]."""
-        return math.radians(self.max_axis_angle_deg)
-
-
-@dataclass(frozen=True)
-class SceneCfg:
-    """A docking or tracking scene (YAML overrides these defaults)."""
-
-    name: str = ""
-    description: str = ""
-    robot: str = "iiwa14"
-    tool: ToolCfg = field(default_factory=ToolCfg)
-    dock: DockCfg | None = None
-    contact: ContactCfg = field(default_factory=ContactCfg)
-    gravity: Vec3 = (0.0, 0.0, 0.0)
-    control_period: float = 0.001
-    duration: float = 5.0
-    q0: tuple[float, ...] | None = None
-    planner: PlannerCfg = field(default_factory=PlannerCfg)
-    controller: ControllerCfg = field(default_factory=ControllerCfg)
-    gate: GateCfg = field(default_factory=GateCfg)
+if TYPE_CHECKING:
+    import pinocchio as pin
 
 
 def scene_names() -> list[str]:
@@ -183,7 +102,7 @@ class Scene:
         """The compiled MuJoCo model."""
         return compile_spec(self.build_spec(), f"scene {self.name!r}")
 
-    def build_models(self) -> tuple[mujoco.MjModel, Any]:
+    def build_models(self) -> tuple[mujoco.MjModel, pin.Model]:
         """MuJoCo model and Pinocchio model parsed from the same assembled MJCF."""
         import pinocchio as pin
 

@@ -1,10 +1,10 @@
-"""Publication figures and the metrics table of a docking or tracking run.
+"""Publication figures of a docking or tracking run, drawn from its telemetry arrays.
 
 Figures use SciencePlots' ``science`` + ``ieee`` + ``no-latex`` styles (no LaTeX install
 needed) and are drawn on plain :class:`matplotlib.figure.Figure` objects, so no GUI backend and
 no pyplot global state are involved (PNG through Agg, PDF through matplotlib's PDF backend).
-Each figure is written as PNG and PDF into ``<out>/figure/<scene>/``; the metrics table goes to
-``<out>/results/<scene>_<controller>.md``. Labels are in English.
+Each figure is written as PNG and PDF into ``<out>/figure/<scene>/``. Labels are in English.
+The metrics table is written by :mod:`mjscope.dock.report`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import logging
 import math
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scienceplots  # noqa: F401  (registers the styles)
@@ -21,15 +21,13 @@ from matplotlib import colormaps
 from matplotlib import style as mpl_style
 from matplotlib.figure import Figure
 
-from mjscope.experiments.gate import GateResult
-from mjscope.experiments.metric_units import LEVELS, UNITS, Metrics
-from mjscope.experiments.metrics import rotation_error
+from mjscope.control.lie import rotation_error
 from mjscope.paths import check_writable
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-    from mjscope.experiments.scene import Scene
+    from mjscope.dock.scene import Scene
 
 log = logging.getLogger(__name__)
 
@@ -144,7 +142,7 @@ def _path(d: Arrays, scene: Scene) -> Figure:
     return fig
 
 
-FIGURES: dict[str, Callable[[Arrays, Any], Figure]] = {
+FIGURES: dict[str, Callable[[Arrays, Scene], Figure]] = {
     "position_tracking": _position,
     "errors": _errors,
     "forces": _forces,
@@ -166,7 +164,7 @@ def plot_results(d: Arrays, scene: Scene, out_dir: str | Path) -> list[Path]:
     """Write every figure of a run as PNG and PDF into ``out_dir/figure/<scene.name>/``.
 
     Args:
-        d: Telemetry arrays (:meth:`mjscope.experiments.telemetry.Log.arrays`).
+        d: Telemetry arrays (:meth:`mjscope.dock.telemetry.Log.arrays`, or a loaded ``.npz``).
         scene: The scene that was run.
         out_dir: Root output folder.
 
@@ -186,58 +184,3 @@ def plot_results(d: Arrays, scene: Scene, out_dir: str | Path) -> list[Path]:
             paths += _save(FIGURES[name](d, scene), folder, name)
     log.info("wrote %d figure files into %s", len(paths), folder)
     return paths
-
-
-def results_table_path(out_dir: str | Path, scene_name: str, controller: str) -> Path:
-    """``out_dir/results/<scene>_<controller>.md``."""
-    return Path(out_dir) / "results" / f"{scene_name}_{controller}.md"
-
-
-def _fmt(value: Any) -> str:
-    if isinstance(value, bool | np.bool_):
-        return "yes" if value else "no"
-    if isinstance(value, int | np.integer):
-        return str(int(value))
-    v = float(value)
-    return "n/a" if math.isnan(v) else f"{v:.4g}"
-
-
-def format_results_table(metrics: Metrics, gate: GateResult, title: str) -> str:
-    """Markdown text of the gate checks and the metrics grouped by level."""
-    verdict = "PASS" if gate.passed else "FAIL"
-    lines = [f"# {title}", "", f"Gate ({gate.mode}): **{verdict}**", ""]
-    lines += ["| check | value | limit | unit | result |", "|---|---|---|---|---|"]
-    for c in gate.checks:
-        ok = "PASS" if c.passed else "FAIL"
-        lines.append(
-            f"| {c.name} | {_fmt(c.value)} | {c.op} {_fmt(c.threshold)} | {c.unit} | {ok} |"
-        )
-    for level, names in LEVELS.items():
-        present = [n for n in names if n in metrics]
-        if not present:
-            continue
-        lines += ["", f"## {level}", "", "| metric | value | unit |", "|---|---|---|"]
-        lines += [f"| {n} | {_fmt(metrics[n])} | {UNITS[n]} |" for n in present]
-    return "\n".join(lines) + "\n"
-
-
-def write_results_table(
-    metrics: Metrics, gate: GateResult, path: str | Path, title: str | None = None
-) -> Path:
-    """Write the gate and metrics as a markdown table.
-
-    Args:
-        metrics: Output of :func:`mjscope.experiments.metrics.compute_metrics`.
-        gate: Output of :func:`mjscope.experiments.gate.evaluate_gate`.
-        path: Output file (see :func:`results_table_path`); its folder is created.
-        title: Heading; the file's stem by default.
-
-    Returns:
-        The written path.
-
-    Raises:
-        OutputError: The folder cannot be created or written.
-    """
-    p = check_writable(path)
-    p.write_text(format_results_table(metrics, gate, title or p.stem), encoding="utf-8")
-    return p

@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mjscope.control.friction import FrictionModel
+from mjscope.dock.scene import load_scene, scene_names
 from mjscope.exceptions import ConfigError, MjscopeError, UnknownNameError
-from mjscope.experiments.scene import load_scene, scene_names
 from mjscope.models.robots import fr3_constants
 from tests.utils import assert_close
 

@@ -10,10 +10,10 @@ import pytest
 import yaml
 
 from mjscope.control.wrench import wrench_site_to_frame
+from mjscope.dock.env import MujocoEnv
+from mjscope.dock.run_docking import run_simulation
+from mjscope.dock.scene import load_scene
 from mjscope.exceptions import SimulationError
-from mjscope.experiments.run_docking import run_simulation
-from mjscope.experiments.scene import load_scene
-from mjscope.sim.env import MujocoEnv
 from tests.utils import assert_close
 
 

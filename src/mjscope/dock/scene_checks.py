@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from mjscope.control.config import FORCE_SOURCES, FRICTION_MODELS, PLANNERS
+from mjscope.dock.config import FORCE_SOURCES, FRICTION_MODELS, PLANNERS, SceneCfg
 from mjscope.exceptions import ConfigError
 from mjscope.models import registry
-
-if TYPE_CHECKING:
-    from mjscope.experiments.scene import SceneCfg
 
 #: Scene values that must be > 0 (dotted paths into ``SceneCfg``).
 POSITIVE_KEYS = (

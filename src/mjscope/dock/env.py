@@ -1,5 +1,8 @@
 """MuJoCo environment of a docking scene: ``step(τ) -> (q, v, eef_pos)`` plus the F/T reading.
 
+It relies on what :class:`mjscope.dock.scene.Scene` builds: sites ``eef`` and ``ft_site``, the
+``ft_force``/``ft_torque`` sensors, the ``peg`` geom and the ``dock_*`` geoms.
+
 Returned arrays are copies (MuJoCo's ``qpos``/``qvel`` are views that the next step overwrites).
 Optional offscreen recording grabs a frame every ``1/fps`` seconds of simulated time.
 """

@@ -1,0 +1,220 @@
+"""Configuration of the dock feature: the scene YAML sections and the command's options.
+
+Frozen dataclasses with defaults in code; a scene YAML overrides them and unknown keys are
+errors (see :func:`mjscope.config.from_dict`). :func:`mjscope.dock.scene.load_scene` reads a
+file into :class:`SceneCfg` and checks it (:mod:`mjscope.dock.scene_checks`). The
+``se3_impedance`` and ``hqp`` sections belong to controllers that do not exist yet; they are
+validated now so that scene files written for them keep loading.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+Vec3 = tuple[float, float, float]
+PLANNERS = ("quintic", "two_segment", "circle", "figure8")
+FRICTION_MODELS = ("velocity", "torque")
+FORCE_SOURCES = ("sensor", "observer")
+
+
+@dataclass(frozen=True)
+class PlannerCfg:
+    """Position planner; the reference orientation stays fixed.
+
+    Attributes:
+        kind: ``quintic`` | ``two_segment`` | ``circle`` | ``figure8``.
+        hold: Wait before moving [s].
+        start_offset: The path starts here relative to the initial end-effector position [m]
+            (an initial tracking error the controller must remove; zero for docking).
+        goal: ``quintic`` target position [m] (world).
+        approach_time: Quintic / approach segment duration [s].
+        insert_time: Insertion segment duration [s].
+        standoff: Pre-dock distance above the mouth along the dock axis [m].
+        insert_depth: Commanded depth [m] (default: the socket depth).
+        radius: Circle radius / figure-8 half-width [m].
+        period: One lap [s].
+        ramp_time: Phase ramp-up time for circle / figure-8 [s].
+    """
+
+    kind: str = "two_segment"
+    hold: float = 0.0
+    start_offset: Vec3 = (0.0, 0.0, 0.0)
+    goal: Vec3 | None = None
+    approach_time: float = 1.5
+    insert_time: float = 1.5
+    standoff: float = 0.02
+    insert_depth: float | None = None
+    radius: float = 0.05
+    period: float = 2.0
+    ramp_time: float = 0.5
+
+
+@dataclass(frozen=True)
+class ImpedanceCfg:
+    """CIC gains (task acceleration units): position [1/s², 1/s, 1/s³], orientation, null space."""
+
+    kp_pos: Vec3 = (400.0, 400.0, 400.0)
+    kd_pos: Vec3 | None = None  # default 2·sqrt(kp)
+    kp_rot: Vec3 = (400.0, 400.0, 400.0)
+    kd_rot: Vec3 | None = None
+    ki_pos: Vec3 = (0.0, 0.0, 0.0)
+    i_limit: float = 0.01  # clamp of the integrated position error [m·s]
+    kp_null: float = 10.0
+    kd_null: float = 2.0
+    q_null: tuple[float, ...] | None = None  # default: the initial configuration
+    damping: float = 1e-6  # Λ regularisation
+
+
+@dataclass(frozen=True)
+class FrictionCompCfg:
+    """Friction/damping feed-forward: ``model`` velocity|torque, smoothing eps, scale."""
+
+    enabled: bool = True
+    model: str = "velocity"
+    velocity_eps: float = 0.01  # [rad/s]
+    torque_eps: float = 0.5  # [N·m]
+    scale: float = 1.0
+    damping: bool = True
+
+
+@dataclass(frozen=True)
+class Se3ImpedanceCfg:
+    """SE(3) impedance gains (validated now, used by a later controller)."""
+
+    kp_pos: Vec3 = (400.0, 400.0, 400.0)
+    kp_rot: Vec3 = (400.0, 400.0, 400.0)
+    kd_pos: Vec3 | None = None
+    kd_rot: Vec3 | None = None
+    log_map: bool = False
+
+
+@dataclass(frozen=True)
+class HqpCfg:
+    """HQP-AC settings (validated now, used by a later controller)."""
+
+    force_source: str = "sensor"
+    preload_force: float = 0.0  # [N]
+    stiffness_min: float = 100.0
+    stiffness_max: float = 2000.0
+    observer_gain: float = 50.0  # [1/s]
+    torque_rate_limit: float | None = None  # [N·m/s]
+
+
+@dataclass(frozen=True)
+class ControllerCfg:
+    """Controller overrides."""
+
+    impedance: ImpedanceCfg = field(default_factory=ImpedanceCfg)
+    friction_comp: FrictionCompCfg = field(default_factory=FrictionCompCfg)
+    se3_impedance: Se3ImpedanceCfg = field(default_factory=Se3ImpedanceCfg)
+    hqp: HqpCfg = field(default_factory=HqpCfg)
+
+
+@dataclass(frozen=True)
+class ToolCfg:
+    """Peg on the flange: mass [kg], principal inertia at its centre [kg·m²], box geometry [m]."""
+
+    mass: float = 0.3
+    inertia: Vec3 = (2.6e-4, 2.6e-4, 2.0e-5)
+    half_width: float = 0.01
+    length: float = 0.10
+
+
+@dataclass(frozen=True)
+class DockCfg:
+    """Socket: mouth centre ``pos`` [m], ``rpy_deg`` [deg], depth, clearance, wall [m]."""
+
+    pos: Vec3 = (0.6, 0.0, 0.2)
+    rpy_deg: Vec3 = (0.0, 0.0, 0.0)
+    depth: float = 0.03
+    clearance: float = 0.0005
+    wall: float = 0.01
+
+
+@dataclass(frozen=True)
+class ContactCfg:
+    """Tool–dock contact parameters (MuJoCo ``friction``, ``solref``, ``solimp``, ``condim``)."""
+
+    friction: Vec3 = (0.3, 0.005, 0.0001)
+    solref: tuple[float, float] = (0.004, 1.0)
+    solimp: tuple[float, float, float, float, float] = (0.95, 0.99, 0.001, 0.5, 2.0)
+    condim: int = 3
+
+
+@dataclass(frozen=True)
+class GateCfg:
+    """PASS/FAIL thresholds (``load_scene`` fills ``time_budget`` and ``max_lateral``).
+
+    Attributes:
+        depth_fraction: Docking: insertion depth ≥ this fraction of the socket depth [-].
+        time_budget: Docking: ... reached within this time from the start [s].
+        max_lateral: Docking: final lateral residual < this [m] (default: the clearance).
+        max_axis_angle_deg: Docking: final axis misalignment < this [deg].
+        max_peak_force: Docking: peak contact force < this [N].
+        contact_force_target: Expected steady-state contact force [N], for metrics (optional).
+        track_pos_rms: Tracking: RMS position error ≤ this [m].
+        track_rot_rms: Tracking: RMS orientation error ≤ this [rad].
+        track_skip: Tracking: ignore the first ... [s].
+    """
+
+    depth_fraction: float = 0.9
+    time_budget: float | None = None
+    max_lateral: float | None = None
+    max_axis_angle_deg: float = 1.0
+    max_peak_force: float = 50.0
+    contact_force_target: float | None = None
+    track_pos_rms: float = 0.002
+    track_rot_rms: float = 0.02
+    track_skip: float = 0.5
+
+    @property
+    def max_axis_angle(self) -> float:
+        """Axis misalignment threshold [rad]."""
+        return math.radians(self.max_axis_angle_deg)
+
+
+@dataclass(frozen=True)
+class SceneCfg:
+    """A docking or tracking scene (YAML overrides these defaults)."""
+
+    name: str = ""
+    description: str = ""
+    robot: str = "iiwa14"
+    tool: ToolCfg = field(default_factory=ToolCfg)
+    dock: DockCfg | None = None
+    contact: ContactCfg = field(default_factory=ContactCfg)
+    gravity: Vec3 = (0.0, 0.0, 0.0)
+    control_period: float = 0.001
+    duration: float = 5.0
+    q0: tuple[float, ...] | None = None
+    planner: PlannerCfg = field(default_factory=PlannerCfg)
+    controller: ControllerCfg = field(default_factory=ControllerCfg)
+    gate: GateCfg = field(default_factory=GateCfg)
+
+
+@dataclass(frozen=True)
+class DockCmdCfg:
+    """Options of one ``mjscope dock`` run (what :func:`mjscope.dock.command.run_dock` needs).
+
+    Attributes:
+        scene: Bundled scene name or scene YAML file.
+        controller: Controller name (see :data:`mjscope.dock.run_docking.CONTROLLERS`).
+        quick: Shorter run (the time budget + 0.5 s for docking, ≤ 2.5 s for tracking).
+        plot: Also write the figures into ``out/figure/<scene>/``.
+        record: Also write ``out/video/<scene>_<controller>.mp4``.
+        friction_comp: Force the friction/damping feed-forward on or off (``None``: the
+            scene's setting).
+        out: Output folder (results table, telemetry, figures, video).
+        list_scenes: Only list the bundled scenes.
+    """
+
+    scene: str = "iiwa14_docking"
+    controller: str = "cic"
+    quick: bool = False
+    plot: bool = False
+    record: bool = False
+    friction_comp: bool | None = None
+    out: Path = Path("mjscope-out")
+    list_scenes: bool = False

@@ -1,0 +1,85 @@
+"""``mjscope dock``: arguments → ``DockCmdCfg`` → ``run_dock``, exit codes, the demo hook."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from rich.console import Console
+
+from mjscope.cli import build_parser
+from mjscope.cli import dock as cli_dock
+from mjscope.cli import main as cli_main
+from mjscope.control.controllers import Controller
+from mjscope.control.planners import MotionReference
+from mjscope.dock import run_docking
+from mjscope.dock.config import DockCmdCfg
+from tests.test_dock_run_docking import NanAfter
+
+
+def _args(*argv: str) -> argparse.Namespace:
+    return build_parser().parse_args(["dock", *argv])
+
+
+def test_arguments_become_the_command_config() -> None:
+    assert cli_dock.to_cfg(_args()) == DockCmdCfg()
+    argv = "--scene fr3_docking --controller x --quick --plot --record --no-friction-comp"
+    cfg = cli_dock.to_cfg(_args(*argv.split(), "--out", "runs", "--list"))
+    assert cfg == DockCmdCfg("fr3_docking", "x", True, True, True, False, Path("runs"), True)
+    assert cli_dock.to_cfg(_args("--friction-comp")).friction_comp is True
+
+
+def test_list_prints_every_bundled_scene(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli_main(["dock", "--list"]) == 0
+    out = capsys.readouterr().out
+    for name in ("fr3_docking", "iiwa14_docking", "iiwa14_track_circle", "iiwa14_track_figure8"):
+        assert f"{name}: " in out
+
+
+def test_stopped_run_exits_1(tmp_path: Path, monkeypatch: Any) -> None:
+    monkeypatch.setitem(run_docking.CONTROLLERS, "nan", lambda sc, pm, q0: NanAfter(0.5))
+    code = cli_main(["dock", "--controller", "nan", "--quick", "--out", str(tmp_path)])
+    assert code == 1
+
+
+def test_user_errors_exit_2() -> None:
+    assert cli_main(["dock", "--controller", "pid"]) == 2
+    assert cli_main(["dock", "--scene", "nope"]) == 2
+
+
+def test_failing_gate_exits_1(tmp_path: Path, monkeypatch: Any, capsys: Any) -> None:
+    class Zero(Controller):
+        name = "zero"
+
+        def compute(self, q: Any, v: Any, reference: MotionReference, F_ext: Any) -> np.ndarray:
+            return np.zeros(7)
+
+    monkeypatch.setitem(run_docking.CONTROLLERS, "zero", lambda sc, pm, q0: Zero())
+    out = tmp_path / "o"
+    assert cli_main(["dock", "--controller", "zero", "--quick", "--out", str(out)]) == 1
+    text = capsys.readouterr().out
+    assert "gate: FAIL" in text and f"wrote {out / 'results' / 'iiwa14_docking_zero.md'}" in text
+
+
+def test_demo_delegates_to_the_feature(tmp_path: Path, monkeypatch: Any) -> None:
+    seen: list[tuple[Path, Console]] = []
+
+    def fake(out: Path, con: Console) -> tuple[list[Path], int]:
+        seen.append((out, con))
+        return [out / "x"], 0
+
+    monkeypatch.setattr("mjscope.dock.demo.run_demo", fake)
+    con = Console()
+    assert cli_dock.demo(tmp_path, con) == ([tmp_path / "x"], 0)
+    assert seen == [(tmp_path, con)]
+
+
+def test_importing_the_cli_module_stays_light() -> None:
+    code = "import sys, mjscope.cli.dock; print(sorted(m for m in sys.modules if 'dock' in m))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "['mjscope.cli.dock']"
