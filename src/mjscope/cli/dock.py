@@ -1,7 +1,7 @@
 """``mjscope dock``: run a docking or tracking scene, print metrics and the PASS/FAIL gate.
 
 This module only builds the parser and turns the arguments into a
-:class:`~mjscope.dock.config.DockCmdCfg`; :func:`mjscope.dock.command.run_dock` does the rest.
+:class:`~mjscope.dock.config.DockCmdCfg`; :func:`mjscope.dock.session.run_dock` does the rest.
 Exit codes: 0 gate PASS, 1 gate FAIL (or the run stopped early), 2 a user error.
 """
 
@@ -59,7 +59,7 @@ def to_cfg(args: argparse.Namespace) -> DockCmdCfg:
 def run(args: argparse.Namespace) -> int:
     """Run the scene (or list the scenes) and print the report; returns the exit code."""
     from mjscope.cli._common import console
-    from mjscope.dock.command import run_dock
+    from mjscope.dock.session import run_dock
 
     return run_dock(to_cfg(args), console())
 

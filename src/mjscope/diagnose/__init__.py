@@ -21,7 +21,7 @@ from mjscope.diagnose.demo import run_demo
 from mjscope.diagnose.diagnosis import Diagnosis, diagnose, exit_code
 from mjscope.diagnose.probes import Column, Probe
 from mjscope.diagnose.rollout import RolloutCfg, RolloutResult, default_probes, reset, run_rollout
-from mjscope.diagnose.run import run_compare, run_diagnose
+from mjscope.diagnose.session import run_compare, run_diagnose
 
 __all__ = [
     "Column",

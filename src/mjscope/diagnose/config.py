@@ -2,7 +2,7 @@
 
 :class:`DiagnoseCmdCfg` (diagnose a model, or sweep it with ``set``) and :class:`CompareCfg`
 (compare two CSVs) are built by the CLI from its arguments and handed to
-:func:`mjscope.diagnose.run.run_diagnose` / :func:`~mjscope.diagnose.run.run_compare`.
+:func:`mjscope.diagnose.session.run_diagnose` / :func:`~mjscope.diagnose.session.run_compare`.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Docking and tracking control experiments: scenes, the 1 kHz loop, telemetry, metrics, plots.
 
 Scene YAML → :class:`Scene` (:func:`load_scene`) → :func:`mjscope.dock.run_docking.main` (the
-seed's entry point) or :func:`mjscope.dock.command.run_dock` (``mjscope dock``). Only the
+seed's entry point) or :func:`mjscope.dock.session.run_dock` (``mjscope dock``). Only the
 scene layer is imported here; the loop, controllers and plots load when used.
 """
 

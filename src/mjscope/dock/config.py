@@ -196,7 +196,7 @@ class SceneCfg:
 
 @dataclass(frozen=True)
 class DockCmdCfg:
-    """Options of one ``mjscope dock`` run (what :func:`mjscope.dock.command.run_dock` needs).
+    """Options of one ``mjscope dock`` run (what :func:`mjscope.dock.session.run_dock` needs).
 
     Attributes:
         scene: Bundled scene name or scene YAML file.
