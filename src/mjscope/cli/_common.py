@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
+from typing import Any, TypeVar
 
 from rich.console import Console
 
 from mjscope.models.loading import LoadOptions
+
+CfgT = TypeVar("CfgT")
 
 
 def console() -> Console:
@@ -61,3 +65,21 @@ def out_dir(path: str | Path) -> Path:
 def split_list(text: str | None) -> tuple[str, ...]:
     """``"a, b,,c"`` → ``("a", "b", "c")``; ``None`` or empty → ``()``."""
     return tuple(s.strip() for s in (text or "").split(",") if s.strip())
+
+
+def cfg_from_args(cls: type[CfgT], args: argparse.Namespace, **overrides: Any) -> CfgT:
+    """A feature's command config from the parsed arguments of the same names.
+
+    Args:
+        cls: A dataclass whose field names match the parser's ``dest`` names.
+        args: The parsed arguments; lists become tuples (configs are frozen).
+        **overrides: Fields that need a conversion or have no argument of their name.
+
+    Returns:
+        ``cls(**fields)``.
+    """
+    names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    values = {
+        k: tuple(v) if isinstance(v, list) else v for k, v in vars(args).items() if k in names
+    }
+    return cls(**{**values, **overrides})

@@ -93,30 +93,13 @@ def diagnose_cfg(args: argparse.Namespace) -> DiagnoseCmdCfg:
     Raises:
         ConfigError: Extra positional arguments (only ``compare`` takes CSV files).
     """
-    from mjscope.cli._common import load_options
+    from mjscope.cli._common import cfg_from_args, load_options
     from mjscope.diagnose import DiagnoseCmdCfg
     from mjscope.exceptions import ConfigError
 
     if args.extra:
         raise ConfigError(f"unexpected arguments {args.extra}; only 'compare' takes CSV files")
-    return DiagnoseCmdCfg(
-        model=args.model,
-        load_options=load_options(args),
-        steps=args.steps,
-        duration=args.duration,
-        ctrl=args.ctrl,
-        seed=args.seed,
-        noise_scale=args.noise_scale,
-        key=args.key,
-        inverse=args.inverse,
-        csv=args.csv,
-        json=args.json,
-        plot=args.plot,
-        set=tuple(args.set),
-        fail_on=args.fail_on,
-        jobs=args.jobs,
-        quiet=args.quiet,
-    )
+    return cfg_from_args(DiagnoseCmdCfg, args, load_options=load_options(args))
 
 
 def demo(out: Path, con: Console) -> tuple[list[Path], int]:

@@ -42,18 +42,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def to_cfg(args: argparse.Namespace) -> DockCmdCfg:
     """The parsed arguments as the feature's command configuration."""
+    from mjscope.cli._common import cfg_from_args
     from mjscope.dock.config import DockCmdCfg
 
-    return DockCmdCfg(
-        scene=args.scene,
-        controller=args.controller,
-        quick=args.quick,
-        plot=args.plot,
-        record=args.record,
-        friction_comp=args.friction_comp,
-        out=Path(args.out),
-        list_scenes=args.list,
-    )
+    return cfg_from_args(DockCmdCfg, args, out=Path(args.out), list_scenes=args.list)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -70,33 +70,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the bridge, the track test or a single command."""
-    from mjscope.cli._common import console, is_terminal, load_options
+    from mjscope.cli._common import cfg_from_args, console, is_terminal, load_options
     from mjscope.hand.session import HandCmdCfg, run_hand
 
-    cfg = HandCmdCfg(
-        model=args.model,
-        profile=args.profile,
-        load=load_options(args),
-        plan_nominal=args.plan_nominal,
-        legacy_sdk=args.legacy_sdk,
-        pd_drive=args.pd_drive,
-        hand_gravity=args.hand_gravity,
-        no_self_collision=args.no_self_collision,
-        collide_all=args.collide_all,
-        slew_rad_s=args.slew_rad_s,
-        penetration_tol=args.penetration_tol,
-        publish_sdk_state=args.publish_sdk_state,
-        track_test=args.track_test,
-        pose=args.pose,
-        transport=args.transport,
-        domain_id=args.domain_id,
-        viewer=args.viewer,
-        record=args.record,
-        snapshot=args.snapshot,
-        duration=args.duration,
-        report=args.report,
-        interactive=is_terminal(),
-    )
+    cfg = cfg_from_args(HandCmdCfg, args, load=load_options(args), interactive=is_terminal())
     return run_hand(cfg, console())
 
 

@@ -66,25 +66,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the mirror; exit 1 when a side never delivered a valid frame."""
-    from mjscope.cli._common import console, is_terminal, load_options, split_list
+    from mjscope.cli._common import cfg_from_args, console, is_terminal, load_options, split_list
     from mjscope.mirror.session import MirrorCmdCfg, run_mirror
 
-    cfg = MirrorCmdCfg(
-        model=args.model,
+    cfg = cfg_from_args(
+        MirrorCmdCfg,
+        args,
         load=load_options(args),
-        config=args.config,
-        mujoco_config=args.mujoco_config,
         sides=split_list(args.sides),
-        map_prefix=tuple(args.map_prefix),
-        transport=args.transport,
-        domain_id=args.domain_id,
-        viewer=args.viewer,
-        record=args.record,
-        snapshot=args.snapshot,
-        report=args.report,
-        duration=args.duration,
-        demo=args.demo,
-        motion=args.motion,
         live_status=is_terminal(),
     )
     return run_mirror(cfg, console())

@@ -33,16 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Publish until ``--duration`` or Ctrl-C (or send one command)."""
-    from mjscope.cli._common import console
+    from mjscope.cli._common import cfg_from_args, console
     from mjscope.mirror.mock_session import MockArmCmdCfg, run_mock_arm
 
-    cfg = MockArmCmdCfg(
-        side=args.side,
-        motion=args.motion,
-        transport=args.transport,
-        domain_id=args.domain_id,
-        config=args.config,
-        duration=args.duration,
-        send=args.send,
-    )
+    cfg = cfg_from_args(MockArmCmdCfg, args)
     return run_mock_arm(cfg, console())
