@@ -48,8 +48,15 @@ def check_writable(path: str | Path) -> Path:
     if p.is_dir():
         raise OutputError(f"{str(p)!r} is a folder; give a file name inside it")
     ensure_dir(p.parent, "folder")
-    if not os.access(p.parent, os.W_OK):
-        raise OutputError(f"folder {str(p.parent)!r} is not writable; choose another output path")
+    # A real probe file: os.access says yes to root on read-only or pseudo file systems (/proc).
+    probe = p.with_name(f".{p.name}.probe-{os.getpid()}")
+    try:
+        probe.open("x").close()
+        probe.unlink()
+    except OSError as e:
+        raise OutputError(
+            f"folder {str(p.parent)!r} is not writable ({e.strerror}); choose another output path"
+        ) from e
     return p
 
 
