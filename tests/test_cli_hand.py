@@ -144,3 +144,13 @@ def test_bridge_over_dds():
             time.sleep(0.02)
         assert b.goal["index_pip"] == pytest.approx(1.08 / 0.89)
         assert got and "index_pip" in got[-1].name
+
+
+def test_abbreviations_are_errors_and_isaac_slew_is_explained(capsys) -> None:
+    # The Isaac bridge's --slew-rad was rad per physics step (1/120 s): 0.02 rad/step = 2.4 rad/s.
+    assert main(["hand", "--slew-rad", "0.02", "--track-test"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "rad per physics step" in err and "--slew-rad-s 2.4" in err
+    with pytest.raises(SystemExit) as e:  # a prefix of --penetration-tol is not that option
+        main(["hand", "--penetration", "0.01", "--track-test"])
+    assert e.value.code == 2 and "unrecognized arguments: --penetration" in capsys.readouterr().err

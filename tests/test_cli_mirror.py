@@ -190,3 +190,16 @@ def test_transport_options_follow_ros_domain_id(monkeypatch) -> None:
     monkeypatch.setenv("ROS_DOMAIN_ID", "seven")
     with pytest.raises(MjscopeError, match=r"ROS_DOMAIN_ID='seven' is not a number"):
         transport_options("dds", None)
+
+
+def test_mock_arm_imports_no_mujoco_or_opengl() -> None:
+    # The seed: a node that does not need MuJoCo must not pull it in (nor an OpenGL stack).
+    code = (
+        "import sys\n"
+        "from mjscope.cli import main\n"
+        "rc = main(['mock-arm', '--transport', 'inproc', '--duration', '0.1', '--side', 'left'])\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('mujoco', 'OpenGL'))\n"
+        "print(rc, heavy[:3])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "0 []", out.stdout + out.stderr

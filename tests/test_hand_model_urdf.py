@@ -1,5 +1,6 @@
 import dataclasses
 
+import mujoco
 import numpy as np
 import pytest
 
@@ -9,7 +10,7 @@ from mjscope.hand.bridge import TOPIC_CMD, TOPIC_NOMINAL, HandBridge, HandBridge
 from mjscope.hand.model import build_hand_model
 from mjscope.hand.profile import load_profile
 from mjscope.hand.track import run_track_test
-from tests.utils import asset
+from tests.utils import assert_close, asset
 
 P = load_profile("l20v9_left")
 
@@ -81,3 +82,16 @@ def test_profile_name_mapping_for_a_model_that_differs():
     b.step()
     assert b.state().name.count("thumb_dip") == 1
     assert b.data.qpos[mujoco.mj_name2id(b.model, mujoco.mjtObj.mjOBJ_JOINT, "thumb_dip")] == 0.3
+
+
+def test_every_pd_actuator_of_a_urdf_hand_has_its_force_range():
+    hand = build_hand_model(_urdf(), P, pd=True)
+    m = hand.model
+    assert m.nu == 16
+    by_model_name = {P.model_name(j): j for j in P.active_joints}
+    for a in range(m.nu):
+        j = by_model_name[mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, m.actuator_trnid[a, 0])]
+        effort = P.gains_for(j).max_effort
+        assert m.actuator_forcelimited[a], a  # was True for the last actuator only
+        assert_close(m.actuator_forcerange[a], [-effort, effort], what=f"actuator {a}")
+        assert m.actuator_gear[a, 0] == 1.0 and not m.actuator_ctrllimited[a]

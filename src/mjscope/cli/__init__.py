@@ -47,6 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for mod in command_modules():
         mod.register(sub)
+    for p in (parser, *sub.choices.values()):
+        p.allow_abbrev = False  # '--slew-rad 0.02' must not silently mean '--slew-rad-s 0.02'
     return parser
 
 

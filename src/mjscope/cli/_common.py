@@ -6,11 +6,12 @@ import argparse
 import dataclasses
 import sys
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rich.console import Console
 
-from mjscope.models.loading import LoadOptions
+if TYPE_CHECKING:  # models imports MuJoCo: commands that need no model (mock-arm) skip it
+    from mjscope.models.loading import LoadOptions
 
 CfgT = TypeVar("CfgT")
 
@@ -48,6 +49,8 @@ def add_model_arguments(p: argparse.ArgumentParser) -> None:
 
 def load_options(args: argparse.Namespace) -> LoadOptions:
     """``LoadOptions`` from the arguments added by :func:`add_model_arguments`."""
+    from mjscope.models.loading import LoadOptions
+
     return LoadOptions(
         package_paths=tuple(args.package_path),
         keep_fixed_links=not args.merge_fixed_links,

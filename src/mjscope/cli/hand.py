@@ -42,6 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="max joint speed [rad/s] (default 5, 0 = instant; track test 0)",
     )
+    p.add_argument("--slew-rad", type=float, default=None, help=argparse.SUPPRESS)  # Isaac's flag
     p.add_argument(
         "--penetration-tol",
         type=float,
@@ -71,7 +72,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the bridge, the track test or a single command."""
     from mjscope.cli._common import cfg_from_args, console, is_terminal, load_options
-    from mjscope.hand.session import HandCmdCfg, run_hand
+    from mjscope.hand.session import ISAAC_PHYSICS_HZ, HandCmdCfg, run_hand
+
+    if args.slew_rad is not None:
+        from mjscope.exceptions import MjscopeError
+
+        raise MjscopeError(
+            f"--slew-rad {args.slew_rad:g} is the Isaac bridge's limit in rad per physics step; "
+            f"mjscope takes --slew-rad-s in rad/s: at Isaac's {ISAAC_PHYSICS_HZ:g} Hz physics "
+            f"that is --slew-rad-s {args.slew_rad * ISAAC_PHYSICS_HZ:g}"
+        )
 
     cfg = cfg_from_args(HandCmdCfg, args, load=load_options(args), interactive=is_terminal())
     return run_hand(cfg, console())

@@ -156,13 +156,13 @@ def _add_pd(spec: mujoco.MjSpec, profile: HandProfile) -> None:
         # The seed's _patch_joint_max_forces: URDF placeholder efforts (1 N·m) would clamp PD.
         lim = max(g.max_effort, *np.abs(jnt.actfrcrange)) if jnt.actfrclimited else g.max_effort
         jnt.actfrcrange = [-lim, lim]
-    for joint in profile.all_joints:  # phalanx inertias of a URDF are tiny: keep PD stable
-        jnt = spec.joint(profile.model_name(joint))
-        jnt.armature = max(float(jnt.armature), MIN_ARMATURE)
         act.gear = [1.0, 0, 0, 0, 0, 0]
         act.ctrllimited = mujoco.mjtLimited.mjLIMITED_FALSE
         act.forcelimited = mujoco.mjtLimited.mjLIMITED_TRUE
         act.forcerange = [-g.max_effort, g.max_effort]
+    for joint in profile.all_joints:  # phalanx inertias of a URDF are tiny: keep PD stable
+        jnt = spec.joint(profile.model_name(joint))
+        jnt.armature = max(float(jnt.armature), MIN_ARMATURE)
     mimic_names = {profile.model_name(m.joint) for m in profile.mimic}
     for eq in list(spec.equalities):
         if eq.type == mujoco.mjtEq.mjEQ_JOINT and {eq.name1, eq.name2} & mimic_names:

@@ -7,9 +7,12 @@ from typing import Any
 
 import numpy as np
 
+from mjscope.bridge.messages import JointState
+from mjscope.bridge.validation import InvalidFrame
 from mjscope.config import read_yaml
 from mjscope.exceptions import ConfigError
 from mjscope.hand.bridge import HandBridge
+from mjscope.hand.commands import CommandParser
 from mjscope.hand.profile import N_SLOTS, HandProfile
 
 MAX_SETTLE_STEPS = 2000  # bounded: 20 s of control at 100 Hz
@@ -40,15 +43,22 @@ def parse_command(text: str, profile: HandProfile) -> np.ndarray | dict[str, flo
             bad = raw[(raw < 0.0) | (raw > 255.0)][0]
             raise ConfigError(f"{text}: sdk value {bad:g} outside 0..255; fix the file")
         return raw
-    known = set(profile.all_joints) | {profile.model_name(j) for j in profile.all_joints}
-    bad = sorted(k for k in data if k not in known)
-    if bad or not _numbers(list(data.values())):
+    return _nominal(text, data, profile)
+
+
+def _nominal(text: str, data: dict[str, Any], profile: HandProfile) -> dict[str, float]:
+    """Joint targets from a ``{joint: rad}`` file, checked as the bus checks a nominal frame."""
+    for k, v in data.items():
+        if not _numbers([v]):
+            raise ConfigError(f"{text}: {k}: {v!r} is not a finite number; give radians")
+    msg = JointState(name=[str(k) for k in data], position=[float(v) for v in data.values()])
+    try:
+        return CommandParser(profile).nominal(msg)
+    except InvalidFrame as e:
         raise ConfigError(
-            f"{text}: unknown joint(s) {bad} or non-numeric values; give sdk: [...] or "
-            f"joint: radians with joints from {', '.join(profile.all_joints)}"
-        )
-    alias = {profile.model_name(j): j for j in profile.all_joints}
-    return {alias.get(k, k): float(v) for k, v in data.items()}
+            f"{text}: {e}; give sdk: [{N_SLOTS} values] or joint: radians with joints from "
+            f"{', '.join(profile.all_joints)}"
+        ) from e
 
 
 def _numbers(vals: list[Any]) -> bool:

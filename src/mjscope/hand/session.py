@@ -24,6 +24,7 @@ from mjscope.paths import check_writable, write_json
 
 DEFAULT_MODEL = "g20_left"
 DEFAULT_SLEW_RAD_S = 5.0  # live bridge joint speed limit [rad/s]
+ISAAC_PHYSICS_HZ = 120.0  # the Isaac bridge's physics rate (seed 000: set_physics_dt(1/120)) [Hz]
 
 
 @dataclass(frozen=True)
