@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
 
+from mjscope.config import package_data_path
 from mjscope.exceptions import ConfigError
 from mjscope.mirror.config import load_render_cfg, load_rig_cfg
+
+REPO_RIG = package_data_path("config", "dual_arm_rm75.yaml")
 
 
 def test_packaged_configs_match_the_seed() -> None:
@@ -80,3 +84,36 @@ def test_render_config_rejects_unknown_keys_and_bad_rates(tmp_path: Path) -> Non
         load_render_cfg(p)
     with pytest.raises(ConfigError, match="not found"):
         load_render_cfg(tmp_path / "nope.yaml")
+
+
+def test_the_seeds_own_files_load_as_they_are(tmp_path: Path) -> None:
+    # seed 001: dual_arm_mujoco.yaml in ROS-parameter form, verbatim.
+    render = tmp_path / "dual_arm_mujoco.yaml"
+    render.write_text("dual_arm_simulator:\n  ros__parameters:\n    render_rate_hz: 60.0\n")
+    assert load_render_cfg(render).render_rate_hz == 60.0
+    render.write_text("dual_arm_simulator:\n  ros__parameters:\n    render_rate_hz: 30.0\n")
+    assert load_render_cfg(render).render_rate_hz == 30.0  # read, not defaulted
+    # The rig file with the seed's initial_joint_pose key [deg], in ROS-parameter form too.
+    text = REPO_RIG.read_text().replace("initial_joint_pose_deg", "initial_joint_pose")
+    rig = tmp_path / "dual_arm_rm75.yaml"
+    rig.write_text(text)
+    seed = load_rig_cfg(rig)
+    assert seed == load_rig_cfg()
+    assert seed.sides["left"].initial_pose_rad()[1] == pytest.approx(math.radians(-30.0))
+    nested = "teleop:\n  ros__parameters:\n" + "".join(f"    {ln}\n" for ln in text.splitlines())
+    rig.write_text(nested)
+    assert load_rig_cfg(rig) == seed
+
+
+def test_seed_keys_that_disagree_or_several_nodes_are_errors(tmp_path: Path) -> None:
+    both = REPO_RIG.read_text().replace(
+        "initial_joint_pose_deg: [0.0, -30.0",
+        "initial_joint_pose: [1, 2, 3, 4, 5, 6, 7]\n    initial_joint_pose_deg: [0.0, -30.0",
+    )
+    p = tmp_path / "rig.yaml"
+    p.write_text(both)
+    with pytest.raises(ConfigError, match=r"both initial_joint_pose and initial_joint_pose_deg"):
+        load_rig_cfg(p)
+    p.write_text("a:\n  ros__parameters: {render_rate_hz: 1}\nb:\n  ros__parameters: {}\n")
+    with pytest.raises(ConfigError, match=r"several nodes \(a, b\); give one node"):
+        load_render_cfg(p)

@@ -51,6 +51,37 @@ def read_yaml(path: str | Path) -> dict[str, Any]:
     return data
 
 
+def ros_parameters(data: dict[str, Any], where: str = "config") -> dict[str, Any]:
+    """The parameters of a ROS 2 parameter file, or ``data`` itself when it is not one.
+
+    A ROS 2 node's YAML nests its parameters as ``<node>: {ros__parameters: {...}}``; such a
+    file (one node) reads the same as the flat mapping, so a rig's launch files keep working.
+
+    Args:
+        data: The file's top-level mapping.
+        where: The file, for messages.
+
+    Returns:
+        The node's parameters, or ``data`` unchanged.
+
+    Raises:
+        ConfigError: Several nodes, or ``ros__parameters`` that is not a mapping.
+    """
+    wrapped = {k: v for k, v in data.items() if isinstance(v, dict) and "ros__parameters" in v}
+    if not wrapped:
+        return data
+    if len(data) != 1 or len(wrapped) != 1:
+        raise ConfigError(
+            f"{where}: holds ROS 2 parameters of several nodes ({', '.join(map(str, data))}); "
+            "give one node's ros__parameters per file"
+        )
+    node, body = next(iter(wrapped.items()))
+    params = body["ros__parameters"]
+    if set(body) != {"ros__parameters"} or not isinstance(params, dict):
+        raise ConfigError(f"{where}: {node}.ros__parameters must be the node's only key, a mapping")
+    return params
+
+
 def package_data_path(*parts: str) -> Path:
     """Path of a file under ``mjscope/data``.
 

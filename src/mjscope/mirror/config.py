@@ -12,14 +12,16 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from mjscope.config import from_dict, package_data_path, read_yaml
+from mjscope.config import from_dict, package_data_path, read_yaml, ros_parameters
 from mjscope.exceptions import ConfigError, UnknownNameError
 
 RIG_CONFIG = "dual_arm_rm75.yaml"
 RENDER_CONFIG = "dual_arm_mujoco.yaml"
+SEED_POSE_KEY = "initial_joint_pose"  # the seed's name for initial_joint_pose_deg [deg]
 
 
 @dataclass(frozen=True)
@@ -86,9 +88,29 @@ def load_rig_cfg(path: str | Path | None = None) -> RigCfg:
         ConfigError: Missing file, unknown key or an inconsistent side.
     """
     p = Path(path) if path is not None else package_data_path("config", RIG_CONFIG)
-    cfg = from_dict(RigCfg, read_yaml(p), str(p))
+    cfg = from_dict(RigCfg, _seed_pose_key(ros_parameters(read_yaml(p), str(p)), str(p)), str(p))
     check_rig_cfg(cfg, str(p))
     return cfg
+
+
+def _seed_pose_key(data: dict[str, Any], where: str) -> dict[str, Any]:
+    """Accept the seed's ``initial_joint_pose`` [deg] as ``initial_joint_pose_deg`` per side."""
+    sides = data.get("sides")
+    if not isinstance(sides, dict):
+        return data
+    out = {}
+    for name, side in sides.items():
+        if isinstance(side, dict) and SEED_POSE_KEY in side:
+            side = dict(side)
+            pose = side.pop(SEED_POSE_KEY)
+            if "initial_joint_pose_deg" in side and side["initial_joint_pose_deg"] != pose:
+                raise ConfigError(
+                    f"{where}: sides.{name} gives both {SEED_POSE_KEY} and initial_joint_pose_deg "
+                    "with different angles; keep one (both are degrees)"
+                )
+            side["initial_joint_pose_deg"] = pose
+        out[name] = side
+    return {**data, "sides": out}
 
 
 def load_render_cfg(path: str | Path | None = None) -> RenderCfg:
@@ -98,7 +120,7 @@ def load_render_cfg(path: str | Path | None = None) -> RenderCfg:
         ConfigError: Missing file, unknown key or a non-positive rate.
     """
     p = Path(path) if path is not None else package_data_path("config", RENDER_CONFIG)
-    cfg = from_dict(RenderCfg, read_yaml(p), str(p))
+    cfg = from_dict(RenderCfg, ros_parameters(read_yaml(p), str(p)), str(p))
     keys = (
         "render_rate_hz",
         "stale_after_s",
