@@ -78,3 +78,39 @@ def test_help_lists_exactly_the_commands_that_exist(capsys) -> None:
     text = parser.format_help()
     for word in ("diagnose", "mirror", "mock-arm", "hand", "teleop", "dock"):
         assert (word in text) == (word in choices), word  # none promised that is not there
+
+
+def test_interrupt_chains_are_recognised() -> None:
+    from mjscope._console import interrupted
+
+    try:
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as k:
+            raise ImportError("initialization failed") from k
+    except ImportError as e:
+        assert interrupted(e)
+    assert not interrupted(ImportError("no module named x"))
+
+
+@pytest.mark.parametrize("delay_s", [0.05, 0.15, 0.3, 0.6])
+def test_ctrl_c_at_any_moment_exits_130_without_a_traceback(delay_s: float, tmp_path) -> None:
+    # While Python still imports NumPy/MuJoCo, while the scene builds, or while it runs.
+    import shutil
+    import signal
+    import subprocess
+    import time
+
+    exe = shutil.which("mjscope")
+    assert exe is not None
+    proc = subprocess.Popen(
+        [exe, "dock", "--out", str(tmp_path)],  # a full run: several seconds
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(delay_s)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert "Traceback" not in err, err
+    assert proc.returncode == 130, (proc.returncode, err)

@@ -22,10 +22,10 @@ from collections.abc import Sequence
 from types import ModuleType
 
 from mjscope import __version__
+from mjscope._console import EXIT_INTERRUPTED, interrupted
 from mjscope.exceptions import MjscopeError
 
 EXIT_USAGE = 2  # a user error
-EXIT_INTERRUPTED = 130  # Ctrl-C
 
 #: The commands' modules, in the order ``mjscope demo`` runs their demo parts.
 COMMANDS = ("diagnose", "mirror", "mock_arm", "hand", "dock", "models", "bench", "demo")
@@ -54,8 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``mjscope`` with ``argv`` (default: ``sys.argv[1:]``) and return the exit code."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+    except KeyboardInterrupt:  # Ctrl-C while still starting up: quiet, like any interrupt
+        return EXIT_INTERRUPTED
     logging.basicConfig(
         level=logging.WARNING - 10 * min(args.verbose, 2),
         format="%(levelname)s %(name)s: %(message)s",
@@ -69,6 +72,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"mjscope {args.command}: error: {e}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
+        print(f"mjscope {args.command}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except ImportError as e:  # Ctrl-C inside an extension module's initialisation
+        if not interrupted(e):
+            raise
         print(f"mjscope {args.command}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
 
