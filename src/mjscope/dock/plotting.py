@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import math
+import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -43,7 +44,11 @@ def _save(fig: Figure, folder: Path, stem: str) -> list[Path]:
     paths = []
     for ext in FORMATS:
         p = check_writable(folder / f"{stem}.{ext}")
-        fig.savefig(p)
+        with warnings.catch_warnings():
+            # Matplotlib warns on an intermediate constrained-layout pass of the legends-above
+            # figures although the saved layout is the constrained one (compared pixel by pixel).
+            warnings.filterwarnings("ignore", "constrained_layout not applied", UserWarning)
+            fig.savefig(p)
         paths.append(p)
     return paths
 
