@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from mjscope.cli import build_parser, main
@@ -114,3 +116,21 @@ def test_ctrl_c_at_any_moment_exits_130_without_a_traceback(delay_s: float, tmp_
     _, err = proc.communicate(timeout=60)
     assert "Traceback" not in err, err
     assert proc.returncode == 130, (proc.returncode, err)
+
+
+def test_bench_duration_reaches_only_scripts_that_take_it(tmp_path, capsys) -> None:
+    bench = tmp_path / "b"
+    bench.mkdir()
+    (bench / "bench_timed.py").write_text(
+        "def run(quick=False, duration=None):\n"
+        "    return [{'metric': 'd', 'value': duration, 'unit': 's'}]\n"
+    )
+    (bench / "bench_plain.py").write_text(
+        "def run(quick=False):\n    return [{'metric': 'q', 'value': quick, 'unit': ''}]\n"
+    )
+    out = tmp_path / "rows.json"
+    assert main(["bench", "--dir", str(bench), "--duration", "7.5", "--json", str(out)]) == 0
+    rows = {r["metric"]: r["value"] for r in json.loads(out.read_text())}
+    assert rows == {"d": 7.5, "q": False}
+    assert main(["bench", "--dir", str(bench), "--duration", "0"]) == 2
+    assert "--duration 0.0 must be > 0" in capsys.readouterr().err

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,12 +30,14 @@ class BenchCmdCfg:
         quick: Smaller workloads (a smoke run).
         folder: A folder of ``bench_<name>.py`` scripts instead of the bundled suite.
         json: Also write the rows here.
+        duration: Run time [s] for benchmarks that take one (``soak``); ``None``: their default.
     """
 
     names: tuple[str, ...] = ()
     quick: bool = False
     folder: str | None = None
     json: str | None = None
+    duration: float | None = None
 
 
 def discover(folder: str | None = None) -> dict[str, Callable[[], ModuleType]]:
@@ -86,6 +89,8 @@ def run_bench(cfg: BenchCmdCfg, con: Console) -> int:
     for n in cfg.names:
         if n not in scripts:
             raise UnknownNameError("benchmark", n, scripts)
+    if cfg.duration is not None and not cfg.duration > 0:
+        raise MjscopeError(f"--duration {cfg.duration} must be > 0 seconds")
     json_path = check_writable(cfg.json) if cfg.json else None  # fail before minutes of work
     table = Table(title="mjscope bench" + (" (quick)" if cfg.quick else ""))
     for col in ("benchmark", "metric", "value", "unit", "ratio vs bare", "target", "note"):
@@ -95,7 +100,7 @@ def run_bench(cfg: BenchCmdCfg, con: Console) -> int:
         if cfg.names and name not in cfg.names:
             continue
         con.print(f"running {PREFIX}{name} ...")
-        for r in load().run(quick=cfg.quick):
+        for r in _run(load(), cfg):
             r = {"benchmark": name, **r}
             all_rows.append(r)
             table.add_row(*_cells(r))
@@ -103,6 +108,15 @@ def run_bench(cfg: BenchCmdCfg, con: Console) -> int:
     if json_path is not None:
         write_json(json_path, all_rows)
     return 0
+
+
+def _run(mod: ModuleType, cfg: BenchCmdCfg) -> list[dict[str, Any]]:
+    """Call the script's ``run``; ``duration`` only reaches scripts whose ``run`` takes it."""
+    kwargs: dict[str, Any] = {"quick": cfg.quick}
+    if cfg.duration is not None and "duration" in inspect.signature(mod.run).parameters:
+        kwargs["duration"] = cfg.duration
+    rows: list[dict[str, Any]] = mod.run(**kwargs)
+    return rows
 
 
 def _cells(r: dict[str, Any]) -> list[str]:

@@ -22,13 +22,16 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="folder of bench_<name>.py scripts (default: bundled suite)",
     )
     p.add_argument("--json", default=None, metavar="FILE", help="also write the rows as JSON")
+    p.add_argument(
+        "--duration", type=float, default=None, help="run time [s] of the soak benchmark"
+    )
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the selected benchmarks."""
     from mjscope.benchmarks.suite import BenchCmdCfg, run_bench
-    from mjscope.cli._common import console
+    from mjscope.cli._common import cfg_from_args, console
 
-    cfg = BenchCmdCfg(names=tuple(args.names), quick=args.quick, folder=args.dir, json=args.json)
+    cfg = cfg_from_args(BenchCmdCfg, args, folder=args.dir)
     return run_bench(cfg, console())
