@@ -83,3 +83,33 @@ def test_importing_the_cli_module_stays_light() -> None:
     code = "import sys, mjscope.cli.dock; print(sorted(m for m in sys.modules if 'dock' in m))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "['mjscope.cli.dock']"
+
+
+def test_outputs_are_checked_before_the_run_and_never_half_replaced(tmp_path, capsys) -> None:
+    from mjscope.cli import main
+
+    (tmp_path / "results").write_text("a file where the results folder goes")
+    assert main(["dock", "--quick", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "results" in err and "scene iiwa14" not in err
+    assert not [p for p in tmp_path.rglob("*") if p.is_file() and p.name != "results"]
+
+
+def test_telemetry_and_table_writes_are_atomic(tmp_path, monkeypatch) -> None:
+    import numpy as np
+
+    from mjscope.dock.telemetry import Log
+    from mjscope.exceptions import OutputError
+
+    out = tmp_path / "run.npz"
+    out.write_bytes(b"earlier run")
+
+    def broken(path, **arrays):
+        open(path, "wb").write(b"half")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(np, "savez_compressed", broken)
+    with pytest.raises(OutputError, match=r"cannot write .*run\.npz.*No space left"):
+        Log().save_npz(out)
+    assert out.read_bytes() == b"earlier run"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.npz"]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,37 @@ def check_writable(path: str | Path) -> Path:
     return p
 
 
+@contextmanager
+def atomic_path(path: str | Path, suffix: str | None = None) -> Iterator[Path]:
+    """A partial file beside ``path`` to write into; renamed over ``path`` on success.
+
+    On any error (or Ctrl-C) inside the block, the partial file is removed and an earlier
+    ``path`` stays as it was.
+
+    Args:
+        path: The file to write.
+        suffix: The partial file's suffix (default: ``path``'s, so writers that pick a format
+            by extension still do).
+
+    Yields:
+        The partial file's path.
+
+    Raises:
+        OutputError: ``path`` cannot be written, or the rename fails.
+    """
+    p = check_writable(path)
+    tmp = p.with_name(f".{p.stem}.partial{p.suffix if suffix is None else suffix}")
+    try:
+        yield tmp
+        os.replace(tmp, p)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise OutputError(f"cannot write {str(p)!r}: {e.strerror}; choose another path") from e
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
 def write_text(path: str | Path, text: str) -> Path:
     """Write a text file whole: into a partial file beside it, then renamed over it.
 
@@ -75,15 +107,9 @@ def write_text(path: str | Path, text: str) -> Path:
     Raises:
         OutputError: The file cannot be written.
     """
-    p = check_writable(path)
-    tmp = p.with_name(f".{p.name}.partial")
-    try:
+    with atomic_path(path) as tmp:
         tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, p)
-    except OSError as e:
-        tmp.unlink(missing_ok=True)
-        raise OutputError(f"cannot write {str(p)!r}: {e.strerror}; choose another path") from e
-    return p
+    return Path(path)
 
 
 def write_json(path: str | Path, obj: Any, default: Callable[[Any], Any] | None = None) -> Path:

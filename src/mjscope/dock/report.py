@@ -18,7 +18,7 @@ from rich.table import Table
 from mjscope.dock.gate import GateResult
 from mjscope.dock.loop import RunResult
 from mjscope.dock.metric_units import LEVELS, UNITS, Metrics
-from mjscope.paths import check_writable
+from mjscope.paths import write_text
 
 
 @dataclass
@@ -93,9 +93,8 @@ def write_results_table(
     Raises:
         OutputError: The folder cannot be created or written.
     """
-    p = check_writable(path)
-    p.write_text(format_results_table(metrics, gate, title or p.stem), encoding="utf-8")
-    return p
+    p = Path(path)
+    return write_text(p, format_results_table(metrics, gate, title or p.stem))
 
 
 def print_report(con: Console, report: DockingReport, show_files: bool = True) -> None:

@@ -32,6 +32,7 @@ from mjscope.dock.report import DockingReport, results_table_path, write_results
 from mjscope.dock.scene import Scene, dock_rotation, load_scene
 from mjscope.dock.telemetry import Log
 from mjscope.exceptions import ConfigError, UnknownNameError
+from mjscope.paths import check_writable
 
 if TYPE_CHECKING:
     import pinocchio as pin
@@ -181,13 +182,17 @@ def main(
     stem = f"{sc.name}_{controller}"
     video = root / "video" / f"{stem}.mp4" if record else None
     duration = quick_duration(sc) if quick else None
+    npz, table = root / "telemetry" / f"{stem}.npz", results_table_path(root, sc.name, controller)
+    for path in (npz, table, video, root / "figure" / sc.name / "figure.png" if plot else None):
+        if path is not None:
+            check_writable(path)  # every output is checked before the run, not after it
     result = run_simulation(sc, controller, duration, friction_comp, record=video)
-    files = [result.log.save_npz(root / "telemetry" / f"{stem}.npz")]
+    files = [result.log.save_npz(npz)]
     if video is not None:
         files.append(video)
     m = compute_metrics(result.log, sc)
     gate = evaluate_gate(m, sc)
-    files.append(write_results_table(m, gate, results_table_path(root, sc.name, controller)))
+    files.append(write_results_table(m, gate, table))
     if plot:
         from mjscope.dock.plotting import plot_results  # matplotlib only when plotting
 

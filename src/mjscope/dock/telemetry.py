@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from mjscope.paths import check_writable
+from mjscope.paths import atomic_path
 
 #: Field name -> (trailing shape, dtype); ``None`` in a shape is set by the first sample.
 FIELDS: dict[str, tuple[tuple[int | None, ...], type]] = {
@@ -164,9 +164,10 @@ class Log:
         Raises:
             OutputError: The folder cannot be created or written.
         """
-        p = check_writable(path)
-        np.savez_compressed(p, **self.arrays())  # type: ignore[arg-type]
-        return p if p.suffix == ".npz" else p.with_name(p.name + ".npz")
+        p = Path(path) if Path(path).suffix == ".npz" else Path(f"{path}.npz")
+        with atomic_path(p) as tmp:  # an earlier file is replaced only by a complete one
+            np.savez_compressed(tmp, **self.arrays())  # type: ignore[arg-type]
+        return p
 
     @classmethod
     def from_arrays(cls, data: Mapping[str, np.ndarray]) -> Log:
