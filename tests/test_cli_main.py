@@ -83,7 +83,7 @@ def test_help_lists_exactly_the_commands_that_exist(capsys) -> None:
 
 
 def test_interrupt_chains_are_recognised() -> None:
-    from mjscope._console import interrupted
+    from mjscope.signals import interrupted
 
     try:
         try:

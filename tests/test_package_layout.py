@@ -25,11 +25,12 @@ SHARED = {
     "exceptions",
     "paths",
     "signals",
+    "rig",
 }
 #: Feature packages: one per command; they import shared layers and themselves only.
 FEATURES = {"diagnose", "mirror", "hand", "teleop", "dock"}
 #: Entry points on top: they may import anything below them.
-TOP = {"cli", "benchmarks", "__main__"}
+TOP = {"cli", "benchmarks", "__main__", "_console"}
 
 
 def module_name(path: Path) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 
-EXIT_INTERRUPTED = 130
+from mjscope.signals import EXIT_INTERRUPTED, interrupted
 
 
 def run() -> None:
@@ -23,19 +23,3 @@ def run() -> None:
             raise
         code = EXIT_INTERRUPTED
     sys.exit(code)
-
-
-def interrupted(exc: BaseException) -> bool:
-    """Whether ``exc`` was caused by Ctrl-C.
-
-    A ``KeyboardInterrupt`` inside an extension module's initialisation (NumPy, MuJoCo) reaches
-    Python as ``ImportError: initialization failed`` with the interrupt as its cause.
-    """
-    seen: set[int] = set()
-    e: BaseException | None = exc
-    while e is not None and id(e) not in seen:
-        if isinstance(e, KeyboardInterrupt):
-            return True
-        seen.add(id(e))
-        e = e.__cause__ or e.__context__
-    return False

@@ -7,6 +7,8 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+EXIT_INTERRUPTED = 130  # the exit code of a command ended by Ctrl-C (128 + SIGINT)
+
 
 @contextmanager
 def stop_on_sigterm(stop: threading.Event) -> Iterator[None]:
@@ -22,3 +24,19 @@ def stop_on_sigterm(stop: threading.Event) -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, old)
+
+
+def interrupted(exc: BaseException) -> bool:
+    """Whether ``exc`` was caused by Ctrl-C.
+
+    A ``KeyboardInterrupt`` inside an extension module's initialisation (NumPy, MuJoCo) reaches
+    Python as ``ImportError: initialization failed`` with the interrupt as its cause.
+    """
+    seen: set[int] = set()
+    e: BaseException | None = exc
+    while e is not None and id(e) not in seen:
+        if isinstance(e, KeyboardInterrupt):
+            return True
+        seen.add(id(e))
+        e = e.__cause__ or e.__context__
+    return False

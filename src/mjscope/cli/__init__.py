@@ -22,8 +22,8 @@ from collections.abc import Sequence
 from types import ModuleType
 
 from mjscope import __version__
-from mjscope._console import EXIT_INTERRUPTED, interrupted
 from mjscope.exceptions import MjscopeError
+from mjscope.signals import EXIT_INTERRUPTED, interrupted
 
 EXIT_USAGE = 2  # a user error
 
