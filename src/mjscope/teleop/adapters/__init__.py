@@ -1,0 +1,1 @@
+"""Arm adapters: the mock and the RealMan arm controller (JSON protocol over TCP/UDP)."""

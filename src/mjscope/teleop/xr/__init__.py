@@ -1,0 +1,1 @@
+"""XR input sources: UDP datagrams, the XRoboToolkit SDK, replay files."""
