@@ -34,3 +34,29 @@ def test_every_mjscope_command_in_readme_exists() -> None:
     used |= set(re.findall(r"`mjscope ([a-z-]+)", README))
     documented_later = {"teleop"}
     assert used - documented_later <= known, used - known
+
+
+def test_python_examples_run() -> None:
+    blocks = re.findall(r"```python\n(.*?)```", README, flags=re.S)
+    assert blocks
+    for code in blocks:
+        exec(compile(code, "README.md", "exec"), {})  # uses bundled names only
+
+
+def test_example_files_are_bundled_or_said_where_they_come_from() -> None:
+    # Every file an example names is made by an earlier example, ships in the repository, or
+    # is one of the user files whose origin the README states.
+    said = {"rm_75.urdf", "linkerhand_l20_left.urdf"}
+    made: set[str] = set()
+    for line in README.splitlines():
+        words = line.split("#")[0].split()
+        if words[:1] == ["cp"]:
+            made.add(words[-1])
+        if words[:1] != ["mjscope"]:
+            continue
+        for w in words:
+            if re.fullmatch(r"[\w./~-]+\.(xml|urdf|yaml|csv)", w):
+                name = w.rsplit("/", 1)[-1]
+                ok = name in said or name in made or (REPO / w).exists()
+                assert ok, f"README example names {w!r}: bundle it or say where it comes from"
+        made |= {w.rsplit("/", 1)[-1] for w in words}
