@@ -54,8 +54,11 @@ def test_example_files_are_bundled_or_said_where_they_come_from() -> None:
             made.add(words[-1])
         if words[:1] != ["mjscope"]:
             continue
-        for w in words:
-            if re.fullmatch(r"[\w./~-]+\.(xml|urdf|yaml|csv)", w):
+        outputs = {"--csv", "--json", "--report", "--record", "--snapshot", "--log"}
+        for prev, w in zip(["", *words[:-1]], words, strict=True):
+            if prev in outputs:
+                made.add(w.rsplit("/", 1)[-1])
+            elif re.fullmatch(r"[\w./~-]+\.(xml|urdf|yaml|csv)", w):
                 name = w.rsplit("/", 1)[-1]
                 ok = name in said or name in made or (REPO / w).exists()
                 assert ok, f"README example names {w!r}: bundle it or say where it comes from"
