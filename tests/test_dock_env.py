@@ -1,19 +1,25 @@
-"""MujocoEnv: copies, F/T reading and its transform, contact force, bad torque, recording."""
+"""MujocoEnv: copies, F/T reading and its transform, contact force, bad torque, recording.
+
+Recordings follow simulated time: ``T`` simulated seconds give ``T · fps`` frames.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import imageio.v2 as iio2
+import imageio_ffmpeg
 import mujoco
 import numpy as np
 import pytest
 import yaml
+from PIL import Image
 
 from mjscope.control.wrench import wrench_site_to_frame
 from mjscope.dock.env import MujocoEnv
 from mjscope.dock.run_docking import run_simulation
 from mjscope.dock.scene import load_scene
-from mjscope.exceptions import SimulationError
+from mjscope.exceptions import OutputError, SimulationError
 from tests.utils import assert_close
 
 
@@ -99,12 +105,51 @@ def test_recording(tmp_path: Path) -> None:
     sc = load_scene("iiwa14_track_circle")
     m = sc.build_mjmodel()
     env = MujocoEnv(m, sc.initial_q(m))
-    env.start_recording(tmp_path / "run.gif", fps=100.0, width=64, height=48)
+    env.start_recording(tmp_path / "run.mp4", fps=100.0, width=64, height=48)
     for _ in range(30):
         env.step(np.zeros(7))
-    assert env.recorded_frames == 4  # the initial frame + one per 10 ms
+    assert env.recorded_frames == 4  # the initial frame + one per 10 ms of simulated time
     out = env.save_recording()
-    assert out == tmp_path / "run.gif" and out.stat().st_size > 0
+    assert out == tmp_path / "run.mp4"
+    # 30 ms at 100 fps: 3 frames (the one at t = 30 ms would start the slot after the end)
+    assert imageio_ffmpeg.count_frames_and_secs(str(out)) == (3, 0.03)
     assert env.recorded_frames == 0
     with pytest.raises(SimulationError, match="nothing recorded"):
         env.save_recording()
+
+
+def test_frames_follow_simulated_time_not_step_counts(tmp_path: Path) -> None:
+    """30 fps of 1 ms steps: frames at k/30 s (a 33-step cadence would drift to 30.3 fps)."""
+    sc = load_scene("iiwa14_track_circle")
+    m = sc.build_mjmodel()
+    env = MujocoEnv(m, sc.initial_q(m))
+    env.start_recording(tmp_path / "run.gif", fps=30.0, width=32, height=24)
+    assert env._recorder is not None and env._recorder.fps == pytest.approx(100 / 3)  # GIF: 3 cs
+    for _ in range(3000):
+        env.step(np.zeros(7))
+    assert env.recorded_frames == 101  # 3 s at 100/3 fps, plus the frame at t = 3 s
+    env.save_recording()
+    delays = []
+    with Image.open(tmp_path / "run.gif") as im:
+        for i in range(im.n_frames):
+            im.seek(i)
+            delays.append(im.info["duration"])
+    assert sum(delays) == 3000  # [ms]: the GIF plays the 3 simulated seconds in 3 s
+
+
+def test_a_docking_run_of_t_seconds_gives_t_times_fps_frames(tmp_path: Path) -> None:
+    out = tmp_path / "run.mp4"
+    run_simulation(load_scene("iiwa14_docking"), "cic", duration=1.0, record=out)
+    n, secs = imageio_ffmpeg.count_frames_and_secs(str(out))
+    assert abs(n - 30) <= 1, (n, secs)  # 1 s of simulated time at the default 30 fps
+    frames = [f.astype(int) for f in iio2.get_reader(out)]
+    assert np.abs(frames[0] - frames[-1]).mean() > 0.5  # the arm moved
+
+
+def test_unwritable_recording_fails_before_the_run() -> None:
+    sc = load_scene("iiwa14_track_circle")
+    m = sc.build_mjmodel()
+    env = MujocoEnv(m, sc.initial_q(m))
+    with pytest.raises(OutputError, match="not writable"):
+        env.start_recording("/proc/run.mp4")
+    assert env.recorded_frames == 0

@@ -88,3 +88,75 @@ def test_add_camera_looks_at_target_and_rejects_zero_direction() -> None:
     np.testing.assert_allclose(forward, [0.0, 1.0, 0.0], atol=1e-9)
     with pytest.raises(ValueError, match="same point"):
         add_camera(spec, "bad", pos=(1.0, 1.0, 1.0), target=(1.0, 1.0, 1.0))
+
+
+def test_png_replaces_an_earlier_file_only_when_complete(md, tmp_path: Path, monkeypatch) -> None:
+    import errno
+
+    import imageio.v3
+
+    m, d = md
+    out = tmp_path / "x.png"
+    out.write_bytes(b"earlier run")
+
+    def disk_full(path, image, **kw):
+        Path(path).write_bytes(b"\x89PNG half")  # a partial file, then the disk is full
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(imageio.v3, "imwrite", disk_full)
+    with pytest.raises(OutputError, match=r"cannot write '.*x\.png': No space left on device"):
+        render_png(m, d, out, 64, 48)
+    assert out.read_bytes() == b"earlier run"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.png"]  # no partial file left
+    monkeypatch.undo()
+    render_png(m, d, out, 64, 48)
+    assert iio.imread(out).shape == (48, 64, 3)
+
+
+def test_unwritable_png_fails_before_any_gl_work(md, monkeypatch) -> None:
+    from mjscope.sim import render
+
+    m, d = md
+
+    def no_gl(*a, **kw):
+        raise AssertionError("a renderer was made for an unwritable path")
+
+    monkeypatch.setattr(render, "OffscreenRenderer", no_gl)
+    with pytest.raises(OutputError, match=r"folder '/proc' is not writable") as e:
+        render_png(m, d, "/proc/x.png")
+    assert "\n" not in str(e.value)
+    with pytest.raises(OutputError, match="not writable"):
+        render.save_png(np.zeros((4, 4, 3), np.uint8), "/proc/x.png")
+
+
+QUIET = """
+import logging, warnings
+import mujoco
+logging.basicConfig(level=logging.WARNING)  # what the CLI does
+from mjscope.sim.render import OffscreenRenderer, VideoRecorder
+m = mujoco.MjModel.from_xml_string("<mujoco><worldbody><geom size='.1'/></worldbody></mujoco>")
+with OffscreenRenderer(m, 32, 24) as r:
+    r.render(mujoco.MjData(m))
+VideoRecorder("v.gif").close()
+for mod in ("imageio.plugins.ffmpeg", "imageio_ffmpeg._io", "OpenGL.GL", "PIL.Image"):
+    warnings.warn_explicit("third-party noise", UserWarning, "x.py", 1, module=mod)
+    logging.getLogger(mod).warning("third-party noise")
+warnings.warn_explicit("our warning", UserWarning, "x.py", 1, module="mjscope.dock.env")
+logging.getLogger("mjscope.sim.render").warning("our log line")
+"""
+
+
+def test_third_party_warnings_stay_off_the_terminal(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from tests.utils import REPO
+
+    env = {**os.environ, "MUJOCO_GL": "egl", "PYTHONPATH": str(REPO)}
+    done = subprocess.run(
+        [sys.executable, "-c", QUIET], capture_output=True, text=True, cwd=tmp_path, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    assert "third-party noise" not in done.stderr
+    assert "our warning" in done.stderr and "our log line" in done.stderr  # ours still show

@@ -61,6 +61,37 @@ def check_writable(path: str | Path) -> Path:
     return p
 
 
+def part_path(path: Path) -> Path:
+    """The hidden file beside ``path`` that is filled first and then renamed over ``path``.
+
+    It keeps ``path``'s suffix (writers pick the format from it) and this process's id (two
+    runs writing the same name do not share a part file).
+    """
+    return path.with_name(f".{path.stem}.{os.getpid()}.part{path.suffix}")
+
+
+def move_into_place(part: Path, path: Path) -> None:
+    """Rename the finished ``part`` over ``path`` (atomic on one file system).
+
+    Raises:
+        OutputError: The rename failed (the folder was removed, ...); ``part`` is removed.
+    """
+    try:
+        os.replace(part, path)
+    except OSError as e:
+        part.unlink(missing_ok=True)
+        raise output_error(path, e.strerror or str(e)) from e
+
+
+def output_error(path: Path, reason: str) -> OutputError:
+    """One-line error naming the file, the reason and the fix."""
+    first = (reason.strip().splitlines() or ["I/O error"])[0]
+    return OutputError(
+        f"cannot write {str(path)!r}: {first}; check the folder and the free disk space, "
+        "or choose another output path"
+    )
+
+
 @contextmanager
 def atomic_path(path: str | Path, suffix: str | None = None) -> Iterator[Path]:
     """A partial file beside ``path`` to write into; renamed over ``path`` on success.
@@ -80,16 +111,16 @@ def atomic_path(path: str | Path, suffix: str | None = None) -> Iterator[Path]:
         OutputError: ``path`` cannot be written, or the rename fails.
     """
     p = check_writable(path)
-    tmp = p.with_name(f".{p.stem}.partial{p.suffix if suffix is None else suffix}")
+    tmp = part_path(p if suffix is None else p.with_suffix(suffix))
     try:
         yield tmp
-        os.replace(tmp, p)
     except OSError as e:
         tmp.unlink(missing_ok=True)
-        raise OutputError(f"cannot write {str(p)!r}: {e.strerror}; choose another path") from e
+        raise output_error(p, e.strerror or str(e)) from e
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    move_into_place(tmp, p)
 
 
 def write_text(path: str | Path, text: str) -> Path:

@@ -4,7 +4,8 @@ It relies on what :class:`mjscope.dock.scene.Scene` builds: sites ``eef`` and ``
 ``ft_force``/``ft_torque`` sensors, the ``peg`` geom and the ``dock_*`` geoms.
 
 Returned arrays are copies (MuJoCo's ``qpos``/``qvel`` are views that the next step overwrites).
-Optional offscreen recording grabs a frame every ``1/fps`` seconds of simulated time.
+Optional offscreen recording renders a frame at each ``k/fps`` of simulated time (the first step
+at or after it), so a run of ``T`` simulated seconds gives a video of ``T · fps`` frames.
 """
 
 from __future__ import annotations
@@ -53,8 +54,8 @@ class MujocoEnv:
         self._r, self._c = np.zeros(3), np.zeros(3)
         self._recorder: VideoRecorder | None = None
         self._renderer: OffscreenRenderer | None = None
-        self._frame_every = 0
-        self._steps = 0
+        self._t0 = 0.0  # simulated time the recording started [s]
+        self._next_frame = math.inf  # simulated time of the next frame [s]
         self.reset(q0)
         self._resolve_views()
 
@@ -99,7 +100,6 @@ class MujocoEnv:
         mujoco.mj_resetData(self.model, self.data)
         self.data.qpos[:] = np.asarray(q0, float)
         mujoco.mj_forward(self.model, self.data)
-        self._steps = 0
 
     def step(self, tau: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Apply joint torque [N·m] for one control period.
@@ -117,9 +117,8 @@ class MujocoEnv:
         mujoco.mj_step(self.model, self.data, self.n_substeps)
         if self._badqacc.number:
             raise SimulationError(f"MuJoCo reported a bad acceleration at t = {self.time:.3f} s")
-        self._steps += 1
-        if self._recorder is not None and self._steps % self._frame_every == 0:
-            self._recorder.add(self._renderer.render(self.data))  # type: ignore[union-attr]
+        if self._recorder is not None and self.data.time >= self._next_frame:
+            self._record_frame()
         return self._qpos.copy(), self._qvel.copy(), self._p_eef.copy()
 
     def eef_pose(self) -> tuple[np.ndarray, np.ndarray]:
@@ -174,7 +173,10 @@ class MujocoEnv:
     def start_recording(
         self, path: str | Path, fps: float = 30.0, width: int = 640, height: int = 480
     ) -> None:
-        """Stream a frame every ``1/fps`` s of simulated time from the ``side`` camera to ``path``.
+        """Stream frames at ``fps`` of simulated time from the ``side`` camera to ``path``.
+
+        The first frame is the current state; then one frame per ``1/fps`` of simulated time
+        from now, stamped with it (a step longer than a frame repeats the frame before).
 
         Args:
             path: ``.mp4`` or ``.gif`` file; an earlier file is replaced only by
@@ -184,20 +186,32 @@ class MujocoEnv:
             height: Frame height [px].
 
         Raises:
-            OutputError: Bad suffix or unwritable folder (checked before anything runs).
+            OutputError: Bad suffix or unwritable path (checked before anything runs).
         """
         from mjscope.sim.render import OffscreenRenderer, VideoRecorder
 
-        self._recorder = VideoRecorder(path, fps)
+        recorder = VideoRecorder(path, fps)
         cam = "side" if self.model.ncam else None
-        self._renderer = OffscreenRenderer(self.model, width, height, cam)
-        period = self.model.opt.timestep * self.n_substeps
-        self._frame_every = max(1, round(1.0 / (fps * period)))
-        self._recorder.add(self._renderer.render(self.data))
+        try:
+            self._renderer = OffscreenRenderer(self.model, width, height, cam)
+        except BaseException:
+            recorder.close(keep=False)
+            raise
+        self._recorder, self._t0 = recorder, self.time
+        self._next_frame = self.time
+        self._record_frame()
+
+    def _record_frame(self) -> None:
+        """Render the current state into the recording, stamped with its simulated time."""
+        assert self._recorder is not None and self._renderer is not None
+        t = self.time - self._t0
+        self._recorder.add(self._renderer.render(self.data), t)
+        fps = self._recorder.fps
+        self._next_frame = self._t0 + (self._recorder.slot(t) + 1 - 1e-6) / fps  # (see slot)
 
     @property
     def recorded_frames(self) -> int:
-        """Frames streamed so far by the current recording (0 when not recording)."""
+        """Frames in the current recording so far (0 when not recording)."""
         return self._recorder.frames if self._recorder is not None else 0
 
     def save_recording(self) -> Path:
@@ -209,6 +223,7 @@ class MujocoEnv:
         if self._recorder is None or self._renderer is None:
             raise SimulationError("nothing recorded: call start_recording(path) first")
         rec, self._recorder = self._recorder, None
+        self._next_frame = math.inf
         self._renderer.close()
         self._renderer = None
-        return rec.close()
+        return rec.close(end=self.time - self._t0)

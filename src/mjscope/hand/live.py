@@ -1,22 +1,34 @@
-"""The live bridge loop: real-time control steps, the native viewer, a recording, a snapshot."""
+"""The live bridge loop: real-time control steps, the native viewer, a recording, a snapshot.
+
+Steps are paced on an absolute clock (step ``k`` is due at ``k · control_dt`` after the start;
+a late step is made up at once), so the bridge's time keeps up with the wall clock. The
+recording never slows the loop: each step offers the state with the bridge's time to a
+:class:`~mjscope.sim.recording.LiveRecorder`, which renders on its own thread at whatever pace
+GL manages and repeats frames where it was late, so the video covers the run in real time.
+"""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mujoco
 
 from mjscope.hand.bridge import HandBridge
 from mjscope.sim.viewer import open_viewer
 
+if TYPE_CHECKING:
+    from mjscope.sim.recording import LiveRecorder
+
 logger = logging.getLogger(__name__)
 
 RECORD_FPS = 30.0
+RECORD_SIZE = (480, 360)  # recording frame width, height [px]
 CAMERA = "compare"
+MAX_LAG_S = 0.1  # further behind the clock than this, the loop restarts its clock [s]
 
 
 @dataclass(frozen=True)
@@ -39,56 +51,85 @@ class LiveOptions:
 def run_live(bridge: HandBridge, opts: LiveOptions) -> int:
     """Run control steps until the duration ends, the viewer closes or Ctrl-C.
 
+    A recording covers the run (Ctrl-C included) at :data:`RECORD_FPS` frames per second of
+    the bridge's time; a run that fails keeps an earlier file of that name.
+
     Returns:
         Control steps run.
-    """
-    viewer = (
-        open_viewer(bridge.model, bridge.data, show_ui=True) if opts.viewer == "native" else None
-    )
-    counter = [0]
-    try:
-        frames = _loop(bridge, opts, viewer, counter)
-        if opts.record is not None:
-            from mjscope.sim.render import write_video
 
-            write_video(frames, opts.record, RECORD_FPS)
-        else:
-            for _ in frames:
-                pass
+    Raises:
+        OutputError: The recording path cannot be written (before the first step), or the
+            recording failed.
+        MjscopeError: No offscreen GL backend, or no display for the native viewer.
+    """
+    recorder: LiveRecorder | None = None
+    if opts.record is not None:
+        from mjscope.sim.recording import LiveRecorder
+
+        cam = _camera(bridge.model)
+        recorder = LiveRecorder(bridge.model, opts.record, RECORD_FPS, *RECORD_SIZE, camera=cam)
+    viewer = None
+    counter = [0]
+    completed = False
+    try:
+        if opts.viewer == "native":
+            viewer = open_viewer(bridge.model, bridge.data, show_ui=True)
+        _loop(bridge, opts, viewer, recorder, counter)
+        completed = True
     except KeyboardInterrupt:
         logger.info("interrupted after %d steps", counter[0])
+        completed = True  # Ctrl-C is how a run without --duration ends: keep its recording
     finally:
         if viewer is not None:
             viewer.close()
+        if recorder is not None:
+            recorder.close(keep=completed, end=bridge.time)
     return counter[0]
 
 
-def _loop(bridge: HandBridge, opts: LiveOptions, viewer: Any, counter: list[int]) -> Iterator[Any]:
-    from loop_rate_limiters import RateLimiter
+def _loop(
+    bridge: HandBridge,
+    opts: LiveOptions,
+    viewer: Any,
+    recorder: LiveRecorder | None,
+    counter: list[int],
+) -> None:
+    pace = _Pacer(bridge.cfg.control_dt) if opts.realtime else None
+    while opts.duration is None or bridge.time < opts.duration - 1e-9:
+        bridge.step()
+        counter[0] += 1
+        if viewer is not None:
+            if not viewer.is_running():
+                break
+            viewer.sync()
+        if recorder is not None:
+            recorder.offer(bridge.data, bridge.time)
+        if pace is not None:
+            pace.sleep()
 
-    rate = RateLimiter(1.0 / bridge.cfg.control_dt, warn=False) if opts.realtime else None
-    renderer = None
-    if opts.record is not None:
-        from mjscope.sim.render import OffscreenRenderer
 
-        renderer = OffscreenRenderer(bridge.model, 480, 360, _camera(bridge.model))
-    next_frame = 0.0
-    try:
-        while opts.duration is None or bridge.time < opts.duration - 1e-9:
-            bridge.step()
-            counter[0] += 1
-            if viewer is not None:
-                if not viewer.is_running():
-                    break
-                viewer.sync()
-            if renderer is not None and bridge.time >= next_frame:
-                next_frame += 1.0 / RECORD_FPS
-                yield renderer.render(bridge.data)
-            if rate is not None:
-                rate.sleep()
-    finally:
-        if renderer is not None:
-            renderer.close()
+class _Pacer:
+    """Sleeps until the next step is due on an absolute clock (no drift from late wake-ups).
+
+    Args:
+        period: Step period [s].
+    """
+
+    def __init__(self, period: float) -> None:
+        self.period = period
+        self.due = time.perf_counter() + period  # when the next step is due [s]
+        self.restarts = 0
+
+    def sleep(self) -> None:
+        """Wait for the next step; a late one runs at once, a far-behind clock restarts."""
+        now = time.perf_counter()
+        if self.due > now:
+            time.sleep(self.due - now)
+        elif now - self.due > MAX_LAG_S:  # no burst of catch-up steps after a long stall
+            self.restarts += 1
+            logger.debug("control loop %.0f ms behind: clock restarted", 1e3 * (now - self.due))
+            self.due = now
+        self.due += self.period
 
 
 def _camera(model: mujoco.MjModel) -> str | None:
@@ -96,7 +137,11 @@ def _camera(model: mujoco.MjModel) -> str | None:
 
 
 def snapshot(bridge: HandBridge, path: Path) -> Path:
-    """Render the current pose to a PNG."""
+    """Render the current pose to a PNG.
+
+    Raises:
+        OutputError: The path cannot be written; an earlier file stays in place.
+    """
     from mjscope.sim.render import render_png
 
     return render_png(bridge.model, bridge.data, path, 640, 480, _camera(bridge.model))

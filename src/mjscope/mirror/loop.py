@@ -1,7 +1,12 @@
 """The mirror loop: update the mirror and refresh the picture on the render clock.
 
-Sinks: the native passive viewer, a streaming MP4/GIF recorder, a final PNG snapshot, a rich
+Sinks: the native passive viewer, a streaming MP4/GIF recording, a final PNG snapshot, a rich
 status line on a terminal. Nothing is ever sent to a robot; closing the viewer ends the loop.
+
+The recording renders on a thread of its own (:class:`~mjscope.sim.recording.LiveRecorder`):
+each tick offers the pose with its wall-clock time since the start, so the video plays in real
+time however slow the renderer. It starts at the first valid pose (the mirror never shows the
+model's zero pose) and ends with the run.
 """
 
 from __future__ import annotations
@@ -20,7 +25,8 @@ from mjscope.bridge.transport.base import Transport
 from mjscope.mirror.config import RenderCfg, RigCfg
 from mjscope.mirror.mirror import Mirror
 from mjscope.mirror.sides import SideStatus
-from mjscope.sim.render import OffscreenRenderer, VideoRecorder
+from mjscope.paths import check_writable
+from mjscope.sim.recording import LiveRecorder
 from mjscope.sim.viewer import check_display, open_viewer
 
 STATUS_PERIOD_S = 0.25  # status line refresh [s]
@@ -82,27 +88,33 @@ def run_loop(
 
     Returns:
         The mirror (for its report) and its data (final pose).
+
+    Raises:
+        OutputError: A record or snapshot path cannot be written (checked before the run), or
+            the recording failed (an earlier file of that name is left in place).
+        MjscopeError: No display for the native viewer, or no offscreen GL backend.
     """
-    data = mujoco.MjData(model)
-    mirror = Mirror(model, data, rig, render, transport)
     if opts.viewer == "native":
         check_display()
+    if opts.snapshot is not None:
+        check_writable(opts.snapshot)
+    data = mujoco.MjData(model)
+    mirror = Mirror(model, data, rig, render, transport)  # subscribed while GL starts
+    recorder = None
+    if opts.record is not None:
+        recorder = LiveRecorder(model, opts.record, render.render_rate_hz, camera=camera_of(model))
     viewer: list[Any] = []  # opened once the mirror is ready: never show the zero pose
-    renderer = OffscreenRenderer(model, camera=camera_of(model)) if opts.record else None
-    recorder = VideoRecorder(opts.record, render.render_rate_hz) if opts.record else None
-    completed = False
+    completed, end = False, 0.0
     try:
-        _loop(mirror, render, opts, viewer, renderer, recorder, stop)
+        end = _loop(mirror, render, opts, viewer, recorder, stop)
         mirror.update()  # count what arrived during the last tick
         mirror.stopped_at = time.monotonic()
         completed = True
     finally:
         for v in viewer:
             v.close()
-        if renderer is not None:
-            renderer.close()
         if recorder is not None:
-            recorder.close(keep=completed)
+            recorder.close(keep=completed, end=end)
     if opts.snapshot is not None and mirror.ready:
         from mjscope.sim.render import render_png
 
@@ -115,10 +127,10 @@ def _loop(
     render: RenderCfg,
     opts: LoopOptions,
     viewer: list[Any],
-    renderer: OffscreenRenderer | None,
-    recorder: VideoRecorder | None,
+    recorder: LiveRecorder | None,
     stop: threading.Event | None,
-) -> None:
+) -> float:
+    """Tick at ``render_rate_hz`` until the end; returns the run's length [s]."""
     period = 1.0 / render.render_rate_hz
     live = _live(opts.console)
     t0 = time.monotonic()
@@ -127,7 +139,7 @@ def _loop(
         while not (stop is not None and stop.is_set()):
             now = time.monotonic()
             if opts.duration is not None and now - t0 >= opts.duration:
-                break
+                return opts.duration
             if viewer and not viewer[0].is_running():
                 break
             mirror.update(now)
@@ -137,8 +149,8 @@ def _loop(
                 if viewer:
                     with viewer[0].lock():
                         viewer[0].sync()
-                if recorder is not None and renderer is not None:
-                    recorder.add(renderer.render(mirror.data))
+                if recorder is not None:
+                    recorder.offer(mirror.data, now - t0)
             if live is not None and now >= next_status:
                 live.update(status_text(mirror.status(now), mirror))
                 next_status = now + STATUS_PERIOD_S
@@ -151,6 +163,7 @@ def _loop(
     finally:
         if live is not None:
             live.stop()
+    return time.monotonic() - t0
 
 
 def _live(console: Console | None) -> Any:

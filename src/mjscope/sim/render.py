@@ -1,20 +1,32 @@
-"""Headless rendering: a state to PNG, a sequence of frames to MP4 or GIF.
+"""Headless rendering: a state to PNG; frames to MP4 or GIF (:mod:`mjscope.sim.video`).
 
 The GL backend comes from ``MUJOCO_GL`` (``egl`` by default without a display, ``osmesa``
-where installed). The native viewer is only used by commands that ask for it.
+where installed). The native viewer is only used by commands that ask for it. Every writer
+checks its path before any work and replaces an earlier file only with a complete new one.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import mujoco
 import numpy as np
 
-from mjscope.exceptions import MjscopeError, OutputError, UnknownNameError
-from mjscope.paths import check_writable
+from mjscope.exceptions import MjscopeError, UnknownNameError
+from mjscope.paths import check_writable, move_into_place, output_error, part_path
+from mjscope.sim._output import quiet_third_party
+from mjscope.sim.video import VideoRecorder, write_video
+
+__all__ = [
+    "OffscreenRenderer",
+    "VideoRecorder",
+    "image_strip",
+    "render_png",
+    "save_png",
+    "write_video",
+]
 
 
 class OffscreenRenderer:
@@ -39,6 +51,7 @@ class OffscreenRenderer:
         camera: str | int | None = None,
     ) -> None:
         _check_camera(model, camera)
+        quiet_third_party()
         _ensure_headless_backend()
         width = min(width, int(model.vis.global_.offwidth))
         height = min(height, int(model.vis.global_.offheight))
@@ -126,11 +139,29 @@ def _free_camera(model: mujoco.MjModel) -> mujoco.MjvCamera:
 
 
 def save_png(image: np.ndarray, path: str | Path) -> Path:
-    """Write an RGB image as PNG."""
+    """Write an RGB image as PNG, beside the target first and renamed over it when complete.
+
+    Args:
+        image: ``(h, w, 3)`` uint8 image.
+        path: Output ``.png``; an earlier file is replaced only by a complete new one.
+
+    Returns:
+        The written path.
+
+    Raises:
+        OutputError: The path cannot be written (checked before anything is written).
+    """
     import imageio.v3 as iio
 
     p = check_writable(path)
-    iio.imwrite(p, image)
+    quiet_third_party()
+    part = part_path(p)
+    try:
+        iio.imwrite(part, image, extension=".png")
+    except OSError as e:
+        part.unlink(missing_ok=True)
+        raise output_error(p, e.strerror or str(e)) from e
+    move_into_place(part, p)
     return p
 
 
@@ -147,112 +178,21 @@ def render_png(
     Args:
         model: Compiled model.
         data: State (forwarded).
-        path: Output ``.png``.
+        path: Output ``.png``; an earlier file is replaced only by a complete new one.
         width: Width [px].
         height: Height [px].
         camera: Camera name/id or ``None`` for a free camera.
 
     Returns:
         The written path.
+
+    Raises:
+        OutputError: The path cannot be written (checked before any GL work).
+        UnknownNameError: ``camera`` is not a camera of the model.
     """
+    check_writable(path)
     with OffscreenRenderer(model, width, height, camera) as r:
         return save_png(r.render(data), path)
-
-
-class VideoRecorder:
-    """Streams frames into an ``.mp4`` (H.264 via imageio-ffmpeg) or ``.gif`` file.
-
-    Frames go to a hidden sibling file that replaces ``path`` only when :meth:`close` keeps it,
-    so a run that fails or records nothing leaves an earlier file in place, and memory stays
-    flat however long the recording.
-
-    Args:
-        path: Output file; the suffix picks the format.
-        fps: Frames per second.
-
-    Raises:
-        OutputError: Unknown suffix or unwritable folder.
-    """
-
-    def __init__(self, path: str | Path, fps: float = 30.0) -> None:
-        import imageio.v2 as iio2
-
-        p = Path(path)
-        suffix = p.suffix.lower()
-        if suffix not in (".mp4", ".gif"):
-            raise OutputError(f"cannot record to {str(p)!r}: use a .mp4 or .gif file name")
-        self.path, self.frames = check_writable(p), 0
-        self._part = p.with_name(f".{p.stem}.part{p.suffix}")
-        try:
-            if suffix == ".gif":
-                self._w = iio2.get_writer(self._part, mode="I", duration=1000.0 / fps, loop=0)
-            else:
-                self._w = iio2.get_writer(
-                    self._part, fps=fps, codec="libx264", quality=7, macro_block_size=8
-                )
-        except OSError as e:
-            raise _write_error(p, e) from e
-
-    def add(self, frame: np.ndarray) -> None:
-        """Append one ``(h, w, 3)`` uint8 frame.
-
-        Raises:
-            OutputError: The file cannot be written (full disk, special folder, ...).
-        """
-        try:
-            self._w.append_data(frame)
-        except OSError as e:
-            raise _write_error(self.path, e) from e
-        self.frames += 1
-
-    def close(self, keep: bool = True) -> Path:
-        """Finish the file; it replaces ``path`` when ``keep`` and at least one frame was added.
-
-        Returns:
-            The output path.
-
-        Raises:
-            OutputError: The file cannot be finished or moved into place.
-        """
-        try:
-            self._w.close()
-            if keep and self.frames:
-                os.replace(self._part, self.path)
-        except OSError as e:
-            raise _write_error(self.path, e) from e
-        finally:
-            self._part.unlink(missing_ok=True)
-        return self.path
-
-
-def _write_error(path: Path, e: OSError) -> OutputError:
-    first = (str(e).strip().splitlines() or ["I/O error"])[0]  # ffmpeg appends its whole log
-    return OutputError(f"cannot write {str(path)!r}: {first}; choose another path")
-
-
-def write_video(frames: Iterable[np.ndarray], path: str | Path, fps: float = 30.0) -> Path:
-    """Write frames to ``.mp4`` (H.264 via imageio-ffmpeg) or ``.gif``.
-
-    Args:
-        frames: RGB uint8 frames of equal size.
-        path: Output file; the suffix picks the format.
-        fps: Frames per second.
-
-    Returns:
-        The written path.
-
-    Raises:
-        OutputError: Unknown suffix or unwritable path.
-    """
-    rec = VideoRecorder(path, fps)
-    ok = False
-    try:
-        for f in frames:
-            rec.add(f)
-        ok = True
-    finally:
-        rec.close(keep=ok)
-    return rec.path
 
 
 def image_strip(images: Sequence[np.ndarray]) -> np.ndarray:
