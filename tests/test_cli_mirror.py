@@ -182,11 +182,15 @@ def test_transport_options_follow_ros_domain_id(monkeypatch) -> None:
     from mjscope.exceptions import MjscopeError
 
     monkeypatch.setenv("ROS_DOMAIN_ID", "7")
-    assert transport_options("dds", None) == {"domain_id": 7}
-    assert transport_options("dds", 3) == {"domain_id": 3}  # --domain-id wins
+    monkeypatch.delenv("ROS_LOCALHOST_ONLY", raising=False)
+    assert transport_options("dds", None) == {"domain_id": 7, "localhost_only": False}
+    assert transport_options("dds", 3)["domain_id"] == 3  # --domain-id wins
     assert transport_options("inproc", None) == {}
     monkeypatch.setenv("ROS_DOMAIN_ID", "")
-    assert transport_options("dds", None) == {"domain_id": 0}
+    assert transport_options("dds", None)["domain_id"] == 0
+    monkeypatch.setenv("ROS_LOCALHOST_ONLY", "1")  # as ROS 2 users know it
+    assert transport_options("dds", None)["localhost_only"] is True
+    assert transport_options("dds", None, localhost_only=False)["localhost_only"] is False
     monkeypatch.setenv("ROS_DOMAIN_ID", "seven")
     with pytest.raises(MjscopeError, match=r"ROS_DOMAIN_ID='seven' is not a number"):
         transport_options("dds", None)
@@ -203,3 +207,20 @@ def test_mock_arm_imports_no_mujoco_or_opengl() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "0 []", out.stdout + out.stderr
+
+
+def test_a_recording_that_fails_at_the_end_still_leaves_the_report(tmp_path, monkeypatch, capsys):
+    from mjscope.exceptions import OutputError
+    from mjscope.sim.recording import LiveRecorder
+
+    def full_disk(self, keep=True, end=None):
+        raise OutputError(f"cannot write {str(self_path)!r}: No space left on device")
+
+    self_path = tmp_path / "arms.gif"
+    monkeypatch.setattr(LiveRecorder, "close", full_disk)
+    report = tmp_path / "run.json"
+    argv = ["mirror", "--demo", "--viewer", "none", "--duration", "0.3"]
+    assert main([*argv, "--record", str(self_path), "--report", str(report)]) == 2
+    out, err = capsys.readouterr()
+    assert json.loads(report.read_text())["ready"]  # the report made it
+    assert err.count("\n") == 1 and "No space left" in err and "wrote " + str(self_path) not in out

@@ -65,6 +65,23 @@ def out_dir(path: str | Path) -> Path:
     return ensure_dir(path)
 
 
+def add_bus_arguments(p: argparse.ArgumentParser, default: str | None = "dds") -> None:
+    """``--transport``, ``--domain-id`` and ``--localhost-only``: the bus options of a command."""
+    p.add_argument(
+        "--transport",
+        choices=("inproc", "dds"),
+        default=default,
+        help="dds: ROS 2-compatible Cyclone DDS; inproc: this process only",
+    )
+    p.add_argument("--domain-id", type=int, default=None, help="DDS domain (ROS_DOMAIN_ID)")
+    p.add_argument(
+        "--localhost-only",
+        action="store_true",
+        default=None,
+        help="DDS on the loopback interface only (also ROS_LOCALHOST_ONLY=1)",
+    )
+
+
 def split_list(text: str | None) -> tuple[str, ...]:
     """``"a, b,,c"`` → ``("a", "b", "c")``; ``None`` or empty → ``()``."""
     return tuple(s.strip() for s in (text or "").split(",") if s.strip())

@@ -20,7 +20,7 @@ DEFAULT_MODEL = "g20_left"  # mjscope.hand.session.DEFAULT_MODEL (not imported: 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``hand`` subcommand."""
-    from mjscope.cli._common import add_model_arguments
+    from mjscope.cli._common import add_bus_arguments, add_model_arguments
 
     p = sub.add_parser("hand", help="dexterous-hand bridge: SDK/radian commands → MuJoCo hand")
     p.add_argument("--model", default=DEFAULT_MODEL, help="bundled name or URDF/MJCF file")
@@ -57,10 +57,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="open | fist | FILE (YAML/JSON: sdk: [20 values] or joint: rad): apply once, report",
     )
-    p.add_argument(
-        "--transport", choices=("inproc", "dds"), default="dds", help="bus (default dds: ROS 2)"
-    )
-    p.add_argument("--domain-id", type=int, default=None, help="DDS domain (ROS_DOMAIN_ID)")
+    add_bus_arguments(p)
     p.add_argument("--viewer", choices=("none", "native"), default="none")
     p.add_argument("--record", default=None, metavar="FILE", help="video .mp4/.gif")
     p.add_argument("--snapshot", default=None, metavar="FILE", help="final pose .png")

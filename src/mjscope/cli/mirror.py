@@ -19,7 +19,7 @@ DEFAULT_MODEL = "dual_rm75"  # = mirror.session.DEFAULT_MODEL (not imported: kee
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``mirror`` subcommand."""
-    from mjscope.cli._common import add_model_arguments
+    from mjscope.cli._common import add_bus_arguments, add_model_arguments
 
     p = sub.add_parser(
         "mirror",
@@ -40,13 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="OLD=NEW",
         help="rename message joints to model joints by prefix, e.g. left_= (repeatable)",
     )
-    p.add_argument(
-        "--transport",
-        choices=("inproc", "dds"),
-        default=None,
-        help="dds: ROS 2-compatible Cyclone DDS (default); inproc: this process (--demo default)",
-    )
-    p.add_argument("--domain-id", type=int, default=None, help="DDS domain (ROS_DOMAIN_ID)")
+    add_bus_arguments(p, default=None)  # None: dds, or inproc with --demo
     p.add_argument(
         "--viewer",
         choices=("auto", "none", "native"),

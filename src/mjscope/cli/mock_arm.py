@@ -13,6 +13,8 @@ import argparse
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``mock-arm`` subcommand."""
+    from mjscope.cli._common import add_bus_arguments
+
     p = sub.add_parser(
         "mock-arm",
         help="publish mock arm joint states (for mirror and tests)",
@@ -21,8 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--side", choices=("left", "right", "both"), default="both")
     p.add_argument("--motion", choices=("none", "sine"), default="none")
-    p.add_argument("--transport", choices=("inproc", "dds"), default="dds")
-    p.add_argument("--domain-id", type=int, default=None, help="DDS domain (ROS_DOMAIN_ID)")
+    add_bus_arguments(p)
     p.add_argument("--config", default=None, help="rig YAML (default: dual_arm_rm75.yaml)")
     p.add_argument("--duration", type=float, default=None, help="run time [s] (default: Ctrl-C)")
     p.add_argument(

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import mujoco
 
+from mjscope.exceptions import OutputError
 from mjscope.hand.bridge import HandBridge
 from mjscope.sim.viewer import open_viewer
 
@@ -48,11 +49,19 @@ class LiveOptions:
     realtime: bool = True
 
 
-def run_live(bridge: HandBridge, opts: LiveOptions) -> int:
+def run_live(
+    bridge: HandBridge, opts: LiveOptions, sink_errors: list[OutputError] | None = None
+) -> int:
     """Run control steps until the duration ends, the viewer closes or Ctrl-C.
 
     A recording covers the run (Ctrl-C included) at :data:`RECORD_FPS` frames per second of
     the bridge's time; a run that fails keeps an earlier file of that name.
+
+    Args:
+        bridge: The bridge to run.
+        opts: Duration and sinks.
+        sink_errors: When given, a recording that fails at the end of a completed run is
+            appended here instead of raised, so the caller can still write its report.
 
     Returns:
         Control steps run.
@@ -83,7 +92,12 @@ def run_live(bridge: HandBridge, opts: LiveOptions) -> int:
         if viewer is not None:
             viewer.close()
         if recorder is not None:
-            recorder.close(keep=completed, end=bridge.time)
+            try:
+                recorder.close(keep=completed, end=bridge.time)
+            except OutputError as e:
+                if sink_errors is None or not completed:
+                    raise
+                sink_errors.append(e)
     return counter[0]
 
 

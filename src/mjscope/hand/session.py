@@ -12,7 +12,7 @@ from rich.table import Table
 
 from mjscope.bridge.transport import make_transport, transport_options
 from mjscope.bridge.transport.base import Transport
-from mjscope.exceptions import MjscopeError
+from mjscope.exceptions import MjscopeError, OutputError
 from mjscope.hand.bridge import TOPIC_STATE, HandBridge, HandBridgeCfg
 from mjscope.hand.live import LiveOptions, run_live, snapshot
 from mjscope.hand.model import build_hand_model
@@ -49,6 +49,7 @@ class HandCmdCfg:
         pose: ``open`` | ``fist`` | a YAML/JSON file: apply once and report.
         transport: ``inproc`` | ``dds``.
         domain_id: DDS domain (``None``: ``ROS_DOMAIN_ID`` or 0).
+        localhost_only: DDS on loopback only (``None``: ``ROS_LOCALHOST_ONLY=1``).
         viewer: ``none`` | ``native``.
         record: Video ``.mp4``/``.gif`` or ``None``.
         snapshot: Final pose ``.png`` or ``None``.
@@ -74,6 +75,7 @@ class HandCmdCfg:
     pose: str | None = None
     transport: str = "dds"
     domain_id: int | None = None
+    localhost_only: bool | None = None
     viewer: str = "none"
     record: str | None = None
     snapshot: str | None = None
@@ -191,7 +193,9 @@ def _command(cfg: HandCmdCfg, bridge: HandBridge, con: Console) -> int:
 
 
 def _live(cfg: HandCmdCfg, con: Console) -> int:
-    with make_transport(cfg.transport, **transport_options(cfg.transport, cfg.domain_id)) as bus:
+    with make_transport(
+        cfg.transport, **transport_options(cfg.transport, cfg.domain_id, cfg.localhost_only)
+    ) as bus:
         bridge = make_bridge(cfg, slew=DEFAULT_SLEW_RAD_S, transport=bus)
         con.print(
             f"hand bridge ({cfg.mode}): listening on {bridge.command_topic} "
@@ -200,7 +204,8 @@ def _live(cfg: HandCmdCfg, con: Console) -> int:
         )
         t0 = time.monotonic()
         rec = Path(cfg.record) if cfg.record else None
-        steps = run_live(bridge, LiveOptions(cfg.duration, cfg.viewer, rec))
+        errors: list[OutputError] = []
+        steps = run_live(bridge, LiveOptions(cfg.duration, cfg.viewer, rec), errors)
         wall = time.monotonic() - t0
         err = bridge.tracking_error()
         con.print(
@@ -218,6 +223,8 @@ def _live(cfg: HandCmdCfg, con: Console) -> int:
             "applied": bridge.positions(),
         }
         _finish(cfg, bridge, report)
+    if errors:  # the report is written; now say what could not be
+        raise errors[0]
     return 0  # the transport closes the bridge's endpoints
 
 

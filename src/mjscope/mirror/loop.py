@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ import mujoco
 from rich.console import Console
 
 from mjscope.bridge.transport.base import Transport
+from mjscope.exceptions import OutputError
 from mjscope.mirror.config import RenderCfg, RigCfg
 from mjscope.mirror.mirror import Mirror
 from mjscope.mirror.sides import SideStatus
@@ -75,6 +77,7 @@ def run_loop(
     transport: Transport,
     opts: LoopOptions,
     stop: threading.Event | None = None,
+    sink_errors: list[OutputError] | None = None,
 ) -> tuple[Mirror, mujoco.MjData]:
     """Run the mirror until ``duration``, viewer close, ``stop`` or Ctrl-C.
 
@@ -85,6 +88,8 @@ def run_loop(
         transport: Bus the state topics arrive on.
         opts: Duration and sinks.
         stop: Optional event ending the loop.
+        sink_errors: When given, a recording or snapshot that fails at the end of a run is
+            appended here instead of raised, so the caller can still write its report.
 
     Returns:
         The mirror (for its report) and its data (final pose).
@@ -114,12 +119,25 @@ def run_loop(
         for v in viewer:
             v.close()
         if recorder is not None:
-            recorder.close(keep=completed, end=end)
+            _sink(
+                lambda: recorder.close(keep=completed, end=end), sink_errors if completed else None
+            )
     if opts.snapshot is not None and mirror.ready:
         from mjscope.sim.render import render_png
 
-        render_png(model, data, opts.snapshot, camera=camera_of(model))
+        snap = opts.snapshot
+        _sink(lambda: render_png(model, data, snap, camera=camera_of(model)), sink_errors)
     return mirror, data
+
+
+def _sink(write: Callable[[], object], errors: list[OutputError] | None) -> None:
+    """Run an output writer; collect its ``OutputError`` in ``errors`` when a list is given."""
+    try:
+        write()
+    except OutputError as e:
+        if errors is None:
+            raise
+        errors.append(e)
 
 
 def _loop(

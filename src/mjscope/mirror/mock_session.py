@@ -30,6 +30,7 @@ class MockArmCmdCfg:
         motion: ``none`` | ``sine``.
         transport: ``inproc`` | ``dds``.
         domain_id: DDS domain (``None``: ``ROS_DOMAIN_ID`` or 0).
+        localhost_only: DDS on loopback only (``None``: ``ROS_LOCALHOST_ONLY=1``).
         config: Rig YAML (``None``: bundled ``dual_arm_rm75.yaml``).
         duration: Run time [s]; ``None`` until Ctrl-C.
         send: Send this command (``reset``) to the sides and exit instead of publishing.
@@ -39,6 +40,7 @@ class MockArmCmdCfg:
     motion: str = "none"
     transport: str = "dds"
     domain_id: int | None = None
+    localhost_only: bool | None = None
     config: str | None = None
     duration: float | None = None
     send: str | None = None
@@ -62,7 +64,9 @@ def run_mock_arm(cfg: MockArmCmdCfg, con: Console) -> int:
             raise UnknownNameError("side", n, rig.sides, "configure it in --config")
     if cfg.transport == "inproc":
         con.print("note: inproc reaches only this process; use --transport dds for a mirror")
-    with make_transport(cfg.transport, **transport_options(cfg.transport, cfg.domain_id)) as bus:
+    with make_transport(
+        cfg.transport, **transport_options(cfg.transport, cfg.domain_id, cfg.localhost_only)
+    ) as bus:
         if cfg.send:
             return _send(bus, [rig.sides[n] for n in names], cfg.send, con)
         arms = [MockArm(bus, n, rig.sides[n], cfg.motion) for n in names]

@@ -12,7 +12,7 @@ import mujoco
 from rich.console import Console
 
 from mjscope.bridge.transport import make_transport, transport_options
-from mjscope.exceptions import MjscopeError
+from mjscope.exceptions import MjscopeError, OutputError
 from mjscope.mirror.config import (
     RenderCfg,
     RigCfg,
@@ -45,6 +45,7 @@ class MirrorCmdCfg:
         map_prefix: ``OLD=NEW`` renames from message to model joint names.
         transport: ``inproc`` | ``dds``; ``None``: ``inproc`` with ``demo``, else ``dds``.
         domain_id: DDS domain (``None``: ``ROS_DOMAIN_ID`` or 0).
+        localhost_only: DDS on loopback only (``None``: ``ROS_LOCALHOST_ONLY=1``).
         viewer: ``auto`` (native when a display exists) | ``none`` | ``native``.
         record: Video ``.mp4``/``.gif`` or ``None``.
         snapshot: Final pose ``.png`` or ``None``.
@@ -63,6 +64,7 @@ class MirrorCmdCfg:
     map_prefix: tuple[str, ...] = ()
     transport: str | None = None
     domain_id: int | None = None
+    localhost_only: bool | None = None
     viewer: str = "auto"
     record: str | None = None
     snapshot: str | None = None
@@ -97,7 +99,9 @@ def run_mirror(cfg: MirrorCmdCfg, con: Console) -> int:
     kind = cfg.transport or ("inproc" if cfg.demo else "dds")
     if kind == "inproc" and not cfg.demo:
         con.print("note: inproc carries only this process's messages; use dds for a robot or mock")
-    with make_transport(kind, **transport_options(kind, cfg.domain_id)) as transport:
+    with make_transport(
+        kind, **transport_options(kind, cfg.domain_id, cfg.localhost_only)
+    ) as transport:
         stop = threading.Event()
         mocks = None
         if cfg.demo:
@@ -108,9 +112,10 @@ def run_mirror(cfg: MirrorCmdCfg, con: Console) -> int:
         con.print(
             f"mirroring {', '.join(rig.sides)} on {kind} ({topics}); Ctrl-C ends", soft_wrap=True
         )
+        errors: list[OutputError] = []
         try:
             with stop_on_sigterm(stop):
-                mirror, _ = run_loop(model, rig, render, transport, opts, stop)
+                mirror, _ = run_loop(model, rig, render, transport, opts, stop, errors)
         finally:
             stop.set()
             if mocks is not None:
@@ -118,7 +123,9 @@ def run_mirror(cfg: MirrorCmdCfg, con: Console) -> int:
     report = mirror.report()
     if report_path is not None:
         write_json(report_path, report)
-    print_summary(con, report, opts, report_path)
+    print_summary(con, report, opts, report_path, failed=len(errors) > 0)
+    if errors:  # the report is written; now say what could not be
+        raise errors[0]
     return 0 if mirror.ready else 1
 
 
@@ -154,7 +161,11 @@ def _out(path: str | None, suffixes: tuple[str, ...]) -> Path | None:
 
 
 def print_summary(
-    con: Console, report: dict[str, Any], opts: LoopOptions, report_path: Path | None
+    con: Console,
+    report: dict[str, Any],
+    opts: LoopOptions,
+    report_path: Path | None,
+    failed: bool = False,
 ) -> None:
     """Per topic: frames, rate, valid, rejects by reason, publishers; then the files written."""
     for topic, t in report["topics"].items():
@@ -166,9 +177,9 @@ def print_summary(
         )
     if report["waiting_for"]:
         con.print(f"[red]never received a valid frame from: {', '.join(report['waiting_for'])}[/]")
-    elif opts.snapshot is not None:
+    elif opts.snapshot is not None and not failed:
         con.print(f"wrote {opts.snapshot}")
-    if opts.record is not None and report["ready"]:
+    if opts.record is not None and report["ready"] and not failed:
         con.print(f"wrote {opts.record}")
     if report_path is not None:
         con.print(f"wrote {report_path}")
