@@ -237,3 +237,29 @@ def test_cli_module_imports_nothing_heavy_at_module_level():
     names = {a.name for n in top if isinstance(n, ast.Import) for a in n.names}
     names |= {n.module for n in top if isinstance(n, ast.ImportFrom) and n.module}
     assert names <= {"__future__", "argparse", "pathlib", "typing"}, names
+
+
+def test_a_folder_given_as_model_says_so_in_one_line(tmp_path, capsys):
+    robot = tmp_path / "robot"
+    robot.mkdir()
+    (robot / "scene.xml").write_text("<mujoco/>")
+    for arg in (str(robot), str(robot) + "/"):
+        err = _err(capsys, ["diagnose", arg])
+        assert f"model {arg!r} is a folder" in err and "\n" not in err
+        assert "(it holds scene.xml)" in err and str(robot / "scene.xml") in err
+
+
+@pytest.mark.parametrize("jobs", ["0", "-2"])
+def test_jobs_below_one_is_an_error_naming_the_value(jobs, capsys):
+    for extra in ([], ["--set", "option.timestep=0.001,0.002"]):
+        err = _err(capsys, ["diagnose", "fourbar", "--steps", "10", "--jobs", jobs, *extra])
+        assert f"--jobs {jobs} must be ≥ 1" in err and "\n" not in err
+
+
+def test_mujoco_warning_text_stays_off_the_terminal(tmp_path, capsys):
+    """The divergence is in the report (DIVERGED); MuJoCo's own text goes to the log (-v)."""
+    p = tmp_path / "div.xml"
+    p.write_text(DIVERGE)
+    assert main(["diagnose", str(p), "--steps", "20", "--quiet", "--plot", str(tmp_path)]) == 1
+    captured = capsys.readouterr()
+    assert "DIVERGED" in captured.out and captured.err == ""

@@ -1,4 +1,8 @@
-"""The checks package: each rule fires on a model made to trip it, none on a good model."""
+"""The checks package: each rule fires on a model made to trip it, none on a good model.
+
+Every warning rule also has a near miss: a well-made model that the rule used to report
+(a false alarm found on Menagerie-style models) and must not report any more.
+"""
 
 import mujoco
 import pytest
@@ -30,7 +34,7 @@ def codes(text: str, steps: int = 300, mutate=None) -> set[str]:
 
 BAD = {
     "SOLREF_CLAMPED": xml(BALL.format(a='solref="0.001 1"')),
-    "SOLREF_DIRECT": xml(BALL.format(a='solref="-20000 -200"')),
+    "SOLREF_DIRECT": xml(BALL.format(a='solref="-1e6 -200"')),
     "GEOM_NO_COLLISION": xml(BALL.format(a='contype="2" conaffinity="2"')),
     "PARENT_CHILD_EXCLUDED": xml(
         '<body pos="0 0 1"><joint axis="0 1 0"/><geom size=".05"/>'
@@ -83,6 +87,72 @@ BAD = {
 def test_check_fires_on_bad_model(code):
     steps = 1500 if code.startswith("PENETRATION") else 300
     assert code in codes(BAD[code], steps)
+
+
+HINGED = '<body pos="0 0 1"><joint axis="0 1 0"/><geom size=".05"/>{inner}</body>'
+NEAR_MISS = {
+    # refsafe would allow this stiffness at 0.002 s: √k·2h = 0.57, b·h = 0.4
+    "SOLREF_DIRECT": xml(BALL.format(a='solref="-20000 -200"')),
+    # a visual geom's solref is never used
+    "SOLREF_CLAMPED": xml(
+        BALL.format(a="")
+        + '<body pos=".5 0 .1"><freejoint/>'
+        + '<geom size=".05" contype="0" conaffinity="0" solref="0.001 1"/></body>'
+    ),
+    # a URDF universal joint: a massless link between two hinges of a heavy body
+    "INERTIA_TINY": xml(
+        HINGED.format(
+            inner='<body><joint axis="1 0 0"/>'
+            '<inertial pos="0 0 0" mass="1e-7" diaginertia="1e-12 1e-12 1e-12"/>'
+            '<body pos="0 0 -.2"><joint axis="0 1 0"/><geom size=".05"/></body></body>'
+        )
+    ),
+    # rubber with a real rolling friction: condim 6 on purpose
+    "CONDIM6_MAJORITY": xml(BALL.format(a='condim="6" friction="1 0.02 0.01"')),
+    # a soft contact sinks within its solimp width by design (an ANYmal-size rubber foot)
+    "PENETRATION_REST": xml(BALL.format(a='solimp="0.015 1 0.031"')),
+    "PENETRATION_DEEP": xml(
+        '<body pos="0 0 .1"><freejoint/>'
+        '<geom name="foot" size=".031" mass="1" solimp="0.015 1 0.031" priority="1"/></body>'
+    ),
+    # margins make a contact 5 mm before the geoms touch: no overlap
+    "SELF_COLLISION_INIT": xml(
+        HINGED.format(
+            inner='<body pos="0 0 -.1"><joint axis="0 1 0"/><geom size=".01"/>'
+            '<body pos="0 0 .005"><joint axis="0 1 0"/><geom size=".04" margin=".01"/>'
+            "</body></body>"
+        ).replace('<geom size=".05"/>', '<geom size=".05" margin=".01"/>', 1)
+    ),
+    # qpos0 is not a valid pose, the model's keyframe is
+    "QPOS0_OUT_OF_RANGE": xml(
+        '<body pos="0 0 1"><joint axis="0 1 0" range="0.5 1" limited="true"/>'
+        '<geom size=".05"/></body>',
+        '<keyframe><key name="home" qpos="0.7"/></keyframe>',
+    ),
+}
+
+
+@pytest.mark.parametrize("code", sorted(NEAR_MISS))
+def test_rule_is_quiet_on_its_near_miss(code):
+    m = mujoco.MjModel.from_xml_string(NEAR_MISS[code])
+    steps = 1500 if code.startswith("PENETRATION") else 300
+    dg = diagnose(m, "near miss", RolloutCfg(steps=steps))
+    loud = [f for f in dg.findings if f.severity != "info"]
+    assert loud == [], loud
+
+
+def test_qpos0_outside_with_a_valid_keyframe_is_an_info_naming_it():
+    m = mujoco.MjModel.from_xml_string(NEAR_MISS["QPOS0_OUT_OF_RANGE"])
+    (f,) = [f for f in static_checks(m) if f.code == "QPOS0_OUT_OF_RANGE"]
+    assert f.severity == "info" and "keyframe 'home' is inside it" in f.message
+    assert f.fix == "start from the keyframe (--key home)"
+
+
+def test_direct_solref_names_the_refsafe_limits():
+    m = mujoco.MjModel.from_xml_string(BAD["SOLREF_DIRECT"])
+    (f,) = [f for f in static_checks(m) if f.code == "SOLREF_DIRECT"]
+    # h = 0.002 s: √1e6·2h = 4 (> 1); refsafe's limits k ≤ 1/(2h)² = 62500, b ≤ 1/h = 500
+    assert "√k·2h=4" in f.message and "k ≤ 6.25e+04 and b ≤ 500" in f.fix
 
 
 def test_good_model_has_no_findings_above_info():

@@ -60,3 +60,36 @@ def test_forked_and_inprocess_csv_identical(tmp_path):
     run_rollout(load("fourbar"), RolloutCfg(steps=900, csv=a, block_rows=128))  # forked writer
     run_rollout(load("fourbar"), RolloutCfg(steps=900, csv=b, block_rows=4096))  # in process
     assert a.read_bytes() == b.read_bytes()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX only")
+def test_abort_kills_a_stuck_writer_instead_of_hanging(tmp_path: Path, monkeypatch) -> None:
+    import signal
+    import time
+
+    import numpy as np
+
+    from mjscope.diagnose.recording import csvsink
+
+    def stuck(fmt: str, rows: np.ndarray) -> str:  # runs in the forked writer: never returns
+        while True:
+            time.sleep(1)
+
+    def too_long(signum: int, frame: object) -> None:
+        raise AssertionError("abort() hung on a stuck CSV writer")
+
+    monkeypatch.setattr(csvsink, "format_rows", stuck)
+    sink = csvsink.ForkedCsvSink(tmp_path / "x.csv", "x [m]", "%.10g\n", 1)
+    sink.write(np.zeros((3, 1)))
+    pid = sink.pid
+    old = signal.signal(signal.SIGALRM, too_long)
+    signal.alarm(30)  # a safety net only: abort waits 0.2 s, then kills
+    try:
+        sink.abort(wait_s=0.2)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    with pytest.raises(ChildProcessError):  # killed and reaped: no zombie left
+        os.waitpid(pid, os.WNOHANG)
+    assert (tmp_path / "x.csv").read_text() == "x [m]\n"  # the header; no cut row
+    sink.abort()  # idempotent

@@ -28,3 +28,25 @@ def test_memory_flat_in_steps(tmp_path):
     # by allocator noise (30 % + 200 kB of slack), never in proportion to the steps.
     assert large < small * 1.3 + 200_000, (small, large)
     assert sum(1 for _ in (tmp_path / "l.csv").open()) == 50001  # header + one row per step
+
+
+def test_raw_block_is_capped_for_big_models_and_the_csv_does_not_change(tmp_path, monkeypatch):
+    """A model with many DOFs gets shorter blocks (bounded raw copies), same bytes out."""
+    from mjscope.diagnose.recording import recorder
+
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    run_rollout(mujoco.MjModel.from_xml_string(SPHERE), RolloutCfg(steps=3000, csv=a))
+    monkeypatch.setattr(recorder, "RAW_BLOCK_BYTES", 16 * 1024)
+    rows = []
+    real_bind = recorder.Recorder.bind
+
+    def spy(self, model, data):
+        readers = real_bind(self, model, data)
+        rows.append(self.rows)
+        return readers
+
+    monkeypatch.setattr(recorder.Recorder, "bind", spy)
+    res = run_rollout(mujoco.MjModel.from_xml_string(SPHERE), RolloutCfg(steps=3000, csv=b))
+    # SPHERE's raw sources: 5 force vectors of nv = 6, contacts, energy, ... ≈ 0.5 kB per row
+    assert 10 < rows[0] < 64, rows
+    assert res.steps_done == 3000 and a.read_bytes() == b.read_bytes()

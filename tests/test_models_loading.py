@@ -158,3 +158,17 @@ def test_unknown_attribute_is_explained(tmp_path: Path) -> None:
     )
     with pytest.raises(ModelLoadError, match=r"bogus.*MuJoCo version"):
         load(p)
+
+
+def test_a_folder_is_named_as_a_folder_with_the_fix(tmp_path: Path, monkeypatch) -> None:
+    _write(tmp_path / "go2", "scene.xml", BOX_MJCF)
+    _write(tmp_path / "go2", "go2.xml", BOX_MJCF)
+    with pytest.raises(ModelLoadError, match=r"is a folder, not a model file \(it holds go2\.xml"):
+        load(tmp_path / "go2")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ModelLoadError, match=r"'go2' is a folder.*'go2/go2\.xml'"):
+        load("go2")  # no separator, not a bundled name: still a folder
+    (tmp_path / "fourbar").mkdir()
+    assert load("fourbar").njnt > 0  # a bundled name wins over a folder of that name
+    with pytest.raises(ModelLoadError, match="is a folder"):
+        load("./fourbar")  # ... unless it is written as a path

@@ -9,8 +9,12 @@ How a diagnosis flows, and where each step lives:
   record each step into :mod:`.recording` (block recorder, CSV sink).
 - :mod:`.diagnosis`: summary + checks + rollout → :mod:`.report` (rich tables, JSON) and
   :mod:`.plots`.
-- :mod:`.sweep` (``--set``), :mod:`.compare` (two CSVs).
-- :mod:`.config` + :mod:`.run`: the command's frozen configuration and its entry points;
+- :mod:`.sweep` (``--set``, on the interrupt-safe process pool of :mod:`.pool`),
+  :mod:`.compare` (two CSVs).
+- :mod:`.outputs`: every file is written beside its target and renamed when complete; an
+  interrupted (Ctrl-C, SIGTERM) or failed run keeps ``<name>.partial.csv`` and never replaces
+  an earlier output.
+- :mod:`.config` + :mod:`.session`: the command's frozen configuration and its entry points;
   :mod:`.demo`: the ``mjscope demo`` part.
 """
 

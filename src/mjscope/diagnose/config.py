@@ -40,7 +40,8 @@ class DiagnoseCmdCfg:
         quiet: Print only the findings and the verdict (or only the sweep table).
 
     Raises:
-        ConfigError: ``fail_on`` is not one of ``error``, ``warning``, ``never``.
+        ConfigError: ``fail_on`` is not one of ``error``, ``warning``, ``never``, or ``jobs``
+            is below 1.
     """
 
     model: str
@@ -63,6 +64,10 @@ class DiagnoseCmdCfg:
     def __post_init__(self) -> None:
         if self.fail_on not in FAIL_ON:
             raise ConfigError(f"--fail-on {self.fail_on!r} is not one of {', '.join(FAIL_ON)}")
+        if self.jobs is not None and self.jobs < 1:
+            raise ConfigError(
+                f"--jobs {self.jobs} must be ≥ 1 worker process; leave it out for one per CPU"
+            )
 
     def rollout_cfg(self, model: mujoco.MjModel) -> RolloutCfg:
         """The rollout of a single diagnosis of ``model`` (steps from ``steps``/``duration``).

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 from rich.console import Console
@@ -10,7 +11,7 @@ from mjscope.diagnose.diagnosis import diagnose, exit_code
 from mjscope.diagnose.report import render, write_json
 from mjscope.diagnose.rollout import RolloutCfg
 from mjscope.models import load
-from mjscope.paths import ensure_dir
+from mjscope.paths import ensure_dir, write_text
 
 DEMO_MODEL = "quadruped"
 DEMO_STEPS = 1500  # 3 s at the quadruped's 0.002 s timestep
@@ -34,9 +35,9 @@ def run_demo(out: Path, con: Console) -> tuple[list[Path], int]:
     cfg = RolloutCfg(steps=DEMO_STEPS, ctrl="hold", csv=csv)
     dg = diagnose(load(DEMO_MODEL), DEMO_MODEL, cfg, folder)
     js = write_json(dg.report, folder / "report.json")
-    txt = folder / "report.txt"
-    with txt.open("w", encoding="utf-8") as fh:
-        render(dg.report, Console(file=fh, width=140, color_system=None))
+    text = io.StringIO()
+    render(dg.report, Console(file=text, width=140, color_system=None))
+    txt = write_text(folder / "report.txt", text.getvalue())
     if con.is_terminal:
         render(dg.report, con)
     return [js, txt, csv, Path(dg.report["files"]["plot"])], exit_code(dg.findings)

@@ -1,13 +1,21 @@
-"""PNG plots of a rollout and of sweeps/comparisons (matplotlib, Agg backend)."""
+"""PNG plots of a rollout and of sweeps/comparisons (matplotlib, Agg backend).
+
+Each PNG is written whole (:func:`~mjscope.diagnose.outputs.save_figure`); matplotlib's own
+warnings (layout, legend placement) go to the log, not the user's terminal. Values a diverged
+run or a foreign CSV may hold (NaN, ±inf, |x| ≥ :data:`PLOT_LIMIT`) are drawn as gaps: near
+±1e308 matplotlib's tick locator cannot even compute the axis range.
+"""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from mjscope.diagnose.outputs import save_figure, third_party_warnings_to_log
 from mjscope.diagnose.rollout import RolloutResult
 from mjscope.paths import ensure_dir
 
@@ -18,6 +26,7 @@ PANELS = (
     ("forces", "generalized force norms [N|Nm]"),
     ("solver_niter", "solver iterations"),
 )
+PLOT_LIMIT = 1e150  # larger magnitudes are not drawn (a gap in the line)
 FORCE_COLUMNS = (
     "qfrc_bias_norm",
     "qfrc_constraint_norm",
@@ -27,12 +36,22 @@ FORCE_COLUMNS = (
 
 
 def _pyplot() -> Any:
+    log = logging.getLogger("matplotlib")  # font-cache notes etc.; the user set it: keep theirs
+    if log.level == logging.NOTSET:
+        log.setLevel(logging.ERROR)
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     return plt
+
+
+def plottable(values: np.ndarray) -> np.ndarray:
+    """``values`` as float with NaN where matplotlib cannot place them (non-finite, huge)."""
+    v = np.asarray(values, dtype=float)
+    with np.errstate(invalid="ignore"):
+        return np.where(np.abs(v) < PLOT_LIMIT, v, np.nan)
 
 
 def _out(folder: str | Path, name: str) -> Path:
@@ -50,6 +69,12 @@ def plot_series(
     runs: Sequence[tuple[str, list[str], np.ndarray]], folder: str | Path, filename: str, title: str
 ) -> Path:
     """Overlay several runs (label, column names, rows) in the standard panels."""
+    path = _out(folder, filename)  # an unusable folder fails before any drawing
+    with third_party_warnings_to_log():
+        return _draw_series(runs, path, title)
+
+
+def _draw_series(runs: Sequence[tuple[str, list[str], np.ndarray]], path: Path, title: str) -> Path:
     plt = _pyplot()
     fig, axes = plt.subplots(len(PANELS), 1, figsize=(8, 11), sharex=True)
     # One run: every force term; an overlay of runs: the constraint force only, to stay legible.
@@ -57,25 +82,25 @@ def plot_series(
     for label, names, rows in runs:
         if rows.size == 0:
             continue
-        t = rows[:, names.index("time")]
+        t = plottable(rows[:, names.index("time")])
         for ax, (key, ylabel) in zip(axes, PANELS, strict=True):
             ax.set_ylabel(ylabel, fontsize=8)
             cols = forces if key == "forces" else (key,)
             for c in cols:
                 if c in names:
                     lab = label if key != "forces" else f"{label} {c.removeprefix('qfrc_')}"
-                    ax.plot(t, rows[:, names.index(c)], lw=0.9, label=lab)
+                    ax.plot(t, plottable(rows[:, names.index(c)]), lw=0.9, label=lab)
     axes[-1].set_xlabel("time [s]")
     for ax in axes:
         ax.grid(alpha=0.3)
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=6, loc="best")
     fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
-    path = _out(folder, filename)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    try:
+        fig.tight_layout()
+        return save_figure(fig, path)
+    finally:
+        plt.close(fig)
 
 
 def plot_overlay(
@@ -95,6 +120,17 @@ def plot_overlay(
     Returns:
         The written PNG.
     """
+    path = _out(folder, "compare.png")
+    with third_party_warnings_to_log():
+        return _draw_overlay(a, b, labels, path)
+
+
+def _draw_overlay(
+    a: tuple[Sequence[str], np.ndarray],
+    b: tuple[Sequence[str], np.ndarray],
+    labels: tuple[str, str],
+    path: Path,
+) -> Path:
     plt = _pyplot()
     (na, ra), (nb, rb) = (list(a[0]), a[1]), (list(b[0]), b[1])
     shown = [c for c in na if c in nb and c != "time"][:8]
@@ -103,16 +139,17 @@ def plot_overlay(
     )
     xa = ra[:, na.index("time")] if "time" in na and "time" in nb else np.arange(len(ra))
     xb = rb[:, nb.index("time")] if "time" in na and "time" in nb else np.arange(len(rb))
+    xa, xb = plottable(xa), plottable(xb)
     for ax, c in zip(axes[:, 0], shown, strict=False):
-        ax.plot(xa, ra[:, na.index(c)], lw=0.9, label=labels[0])
-        ax.plot(xb, rb[:, nb.index(c)], lw=0.9, ls="--", label=labels[1])
+        ax.plot(xa, plottable(ra[:, na.index(c)]), lw=0.9, label=labels[0])
+        ax.plot(xb, plottable(rb[:, nb.index(c)]), lw=0.9, ls="--", label=labels[1])
         ax.set_ylabel(c, fontsize=7)
         ax.grid(alpha=0.3)
     if shown:
         axes[0, 0].legend(fontsize=7)
     axes[-1, 0].set_xlabel("time [s]" if "time" in na and "time" in nb else "row")
-    fig.tight_layout()
-    path = _out(folder, "compare.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    try:
+        fig.tight_layout()
+        return save_figure(fig, path)
+    finally:
+        plt.close(fig)

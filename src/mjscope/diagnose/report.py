@@ -13,7 +13,7 @@ from rich.table import Table
 
 from mjscope import __version__
 from mjscope.diagnose.checks import SEVERITIES, Finding
-from mjscope.exceptions import OutputError
+from mjscope.paths import write_text
 
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
 
@@ -44,18 +44,13 @@ def build_report(
 def write_json(report: dict[str, Any], path: str | Path) -> Path:
     """Write the report as strict JSON: NaN and ±inf (a diverged run's values) become null.
 
+    Written whole (:func:`mjscope.paths.write_text`): an earlier file is replaced only by a
+    complete one.
+
     Raises:
         OutputError: The file cannot be written.
     """
-    from mjscope.paths import check_writable
-
-    p = check_writable(path)
-    text = json.dumps(_finite(report), indent=2, allow_nan=False) + "\n"
-    try:
-        p.write_text(text, encoding="utf-8")
-    except OSError as e:
-        raise OutputError(f"cannot write {str(p)!r}: {e.strerror}; choose another path") from e
-    return p
+    return write_text(path, json.dumps(_finite(report), indent=2, allow_nan=False) + "\n")
 
 
 def _finite(v: Any) -> Any:

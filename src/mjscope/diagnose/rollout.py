@@ -3,6 +3,11 @@
 Autoreset is disabled so a diverged state can be reported: the loop stops at the first
 BADQPOS/BADQVEL/BADQACC warning with the time, DOF and joint name, and everything recorded so
 far is still written.
+
+Ctrl-C (or SIGTERM, see :func:`~mjscope.diagnose.outputs.sigterm_as_interrupt`) during the
+loop: the whole rows recorded so far are written to the partial CSV, the writer process is
+stopped and :class:`~mjscope.diagnose.outputs.Interrupted` names the partial file; an earlier
+CSV of the target name is never replaced by a partial one.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import numpy as np
 
 from mjscope.diagnose.controls import CTRL_MODES, hold_ctrl, noise_source
 from mjscope.diagnose.names import joint_name
+from mjscope.diagnose.outputs import Interrupted
 from mjscope.diagnose.probes import (
     DIVERGENCE,
     WARNING_NAMES,
@@ -34,16 +40,20 @@ from mjscope.diagnose.probes import (
     WarningProbe,
 )
 from mjscope.diagnose.recording import Recorder
-from mjscope.exceptions import ConfigError
+from mjscope.exceptions import ConfigError, OutputError
 
 logger = logging.getLogger(__name__)
 
 
 @contextlib.contextmanager
 def mujoco_warnings_to_logging() -> Iterator[None]:
-    """Route MuJoCo's warning text to ``logging`` (not ``MUJOCO_LOG.TXT`` in the cwd)."""
+    """Route MuJoCo's warning text to ``logging`` (not ``MUJOCO_LOG.TXT`` in the cwd).
+
+    Logged at INFO (``-v`` shows it): the report already carries every warning, as its
+    counters and the DIVERGED / MUJOCO_WARNING findings.
+    """
     previous = mujoco.get_mju_user_warning()
-    mujoco.set_mju_user_warning(lambda msg: logger.warning("MuJoCo: %s", msg))
+    mujoco.set_mju_user_warning(lambda msg: logger.info("MuJoCo: %s", msg))
     try:
         yield
     finally:
@@ -143,6 +153,9 @@ def run_rollout(
 
     Raises:
         ConfigError: Unknown ``ctrl`` mode, bad ``noise_scale`` or keyframe.
+        Interrupted: Ctrl-C (or SIGTERM made an interrupt) during the loop; it names the
+            partial CSV, and the earlier ``cfg.csv`` is unchanged.
+        OutputError: The CSV cannot be written; the message names the partial file.
     """
     if cfg.ctrl not in CTRL_MODES:
         raise ConfigError(f"--ctrl {cfg.ctrl!r} is not one of {', '.join(CTRL_MODES)}")
@@ -159,13 +172,27 @@ def run_rollout(
     rec = Recorder(probes, cfg.csv, cfg.steps, cfg.block_rows)
     try:
         with mujoco_warnings_to_logging():
-            steps = _loop(model, data, cfg, rec)
-    finally:
-        rec.close()
-    return _result(model, data, rec, probes, steps)
+            _loop(model, data, cfg, rec)
+    except BaseException as e:
+        _stop(rec, e)
+        raise
+    rec.close()
+    return _result(model, data, rec, probes, rec.steps)
 
 
-def _loop(model: mujoco.MjModel, data: mujoco.MjData, cfg: RolloutCfg, rec: Recorder) -> int:
+def _stop(rec: Recorder, e: BaseException) -> None:
+    """Stop the recording after ``e``; raise what names the partial CSV, if one was kept."""
+    kept = rec.abort()
+    if kept is None or rec.path is None:
+        return
+    if isinstance(e, KeyboardInterrupt):
+        raise Interrupted(((kept, rec.path),)) from e
+    if isinstance(e, OutputError):
+        raise OutputError(f"{e}; the rows recorded so far are in {kept}, {rec.path} is unchanged")
+    logger.error("the rollout failed; the rows recorded so far are in %s", kept)
+
+
+def _loop(model: mujoco.MjModel, data: mujoco.MjData, cfg: RolloutCfg, rec: Recorder) -> None:
     reads = rec.bind(model, data)
     rows = rec.rows
     ctrl = data.ctrl  # (nu,) view
@@ -177,23 +204,27 @@ def _loop(model: mujoco.MjModel, data: mujoco.MjData, cfg: RolloutCfg, rec: Reco
     qpos_w, qvel_w, qacc_w = int(w.mjWARN_BADQPOS), int(w.mjWARN_BADQVEL), int(w.mjWARN_BADQACC)
     noise = draw() if draw else None
     step = mujoco.mj_step
-    i = done = 0
-    for _ in range(cfg.steps):
-        if noise is not None:
-            ctrl[:] = noise[i]
-        step(model, data)
-        for r in reads:
-            r(i)
-        i += 1
-        if wn[qacc_w] or wn[qvel_w] or wn[qpos_w]:
-            break
-        if i == rows:
-            rec.flush(i)
-            done += i
-            i = 0
-            noise = draw() if draw else None
+    i = 0  # whole rows in the current block
+    try:
+        for _ in range(cfg.steps):
+            if noise is not None:
+                ctrl[:] = noise[i]
+            step(model, data)
+            for r in reads:
+                r(i)
+            i += 1
+            if wn[qacc_w] or wn[qvel_w] or wn[qpos_w]:
+                break
+            if i == rows:
+                i = 0  # first: an interrupt inside flush must not flush these rows again
+                rec.flush(rows)
+                noise = draw() if draw else None
+    except KeyboardInterrupt:
+        if not rec.flushing:
+            with contextlib.suppress(OutputError):  # a dead writer: the interrupt still wins
+                rec.flush(i)  # the whole rows so far go to the partial CSV
+        raise
     rec.flush(i)
-    return done + i
 
 
 def _result(

@@ -3,6 +3,10 @@
 :func:`run_diagnose` and :func:`run_compare` print to the console they are given and return
 the exit code: 0 ok, 1 a check reached ``fail_on`` / the CSVs differ. User errors raise
 :class:`~mjscope.exceptions.MjscopeError` (the CLI prints them and exits 2).
+
+Ctrl-C and SIGTERM raise ``KeyboardInterrupt`` (the CLI exits 130) after saying where the
+partial CSV is; an earlier output of the same name is never replaced by a partial or failed
+one (:mod:`mjscope.diagnose.outputs`).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from rich.table import Table
 from mjscope.diagnose.compare import compare, read_csv
 from mjscope.diagnose.config import CompareCfg, DiagnoseCmdCfg
 from mjscope.diagnose.diagnosis import diagnose, exit_code
+from mjscope.diagnose.outputs import Interrupted, sigterm_as_interrupt
 from mjscope.diagnose.plots import plot_overlay, plot_series
 from mjscope.diagnose.report import render, write_json
 from mjscope.diagnose.sweep import SweepRun, parse_set, run_sweeps, summary_row
@@ -32,9 +37,13 @@ def run_diagnose(cfg: DiagnoseCmdCfg, con: Console) -> int:
     Raises:
         MjscopeError: A bad model, setting or output path (before any simulation when it can).
     """
-    if cfg.set:
-        return _run_sweep(cfg, con)
-    return _run_single(cfg, con)
+    with sigterm_as_interrupt():
+        try:
+            return _run_sweep(cfg, con) if cfg.set else _run_single(cfg, con)
+        except Interrupted as e:
+            for line in e.lines():
+                con.print(line, markup=False, highlight=False)
+            raise
 
 
 def _check_outputs(cfg: DiagnoseCmdCfg) -> None:

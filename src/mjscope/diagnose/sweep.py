@@ -7,10 +7,8 @@ one figure and tabulated.
 from __future__ import annotations
 
 import fnmatch
-import multiprocessing
 import os
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -20,6 +18,7 @@ import numpy as np
 
 from mjscope.diagnose.checks import Finding
 from mjscope.diagnose.diagnosis import diagnose
+from mjscope.diagnose.pool import run_pool
 from mjscope.diagnose.rollout import RolloutCfg, steps_for
 from mjscope.exceptions import ConfigError
 from mjscope.models import LoadOptions, compile_spec, load_spec
@@ -150,7 +149,8 @@ def run_sweeps(
     """One diagnosis per sweep value, each on a freshly loaded spec with that value applied.
 
     Runs on a local process pool (``jobs`` workers; default one per CPU, at most one per
-    run); ``jobs=1`` runs in this process. Results come back in sweep order.
+    run; :func:`~mjscope.diagnose.pool.run_pool`); ``jobs=1`` runs in this process. Results
+    come back in sweep order.
 
     Args:
         model_ref: Bundled name or model file.
@@ -163,7 +163,12 @@ def run_sweeps(
 
     Returns:
         The runs, in order.
+
+    Raises:
+        ConfigError: ``jobs`` < 1, or a bad sweep value.
     """
+    if jobs is not None and jobs < 1:
+        raise ConfigError(f"--jobs {jobs} must be ≥ 1 worker process; leave it out for one per CPU")
     spec = load_spec(model_ref, options)  # user errors surface here, in this process
     for sw in sweeps:
         for v in sw.values:
@@ -174,9 +179,7 @@ def run_sweeps(
     workers = min(len(tasks), jobs or os.cpu_count() or 1)
     if workers <= 1:
         return [_run_one(*t) for t in tasks]
-    ctx = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-        return list(pool.map(_run_one, *zip(*tasks, strict=True)))
+    return run_pool(_run_one, tasks, workers)
 
 
 def _run_one(

@@ -53,17 +53,19 @@ def load_spec(path_or_name: str | Path, options: LoadOptions | None = None) -> m
         The uncompiled spec.
 
     Raises:
-        ModelLoadError: Missing file, malformed XML, missing or unreadable mesh.
+        ModelLoadError: Missing file, a folder, malformed XML, missing or unreadable mesh.
         UnknownNameError: Not a file and not a bundled name.
     """
     opts = options or LoadOptions()
     text = str(path_or_name)
     looks_like_file = text.lower().endswith((".xml", ".urdf", ".mjcf")) or os.sep in text
+    path = Path(text).expanduser()
+    if path.is_dir() and (looks_like_file or not _is_bundled(text)):
+        raise ModelLoadError(_folder_message(text, path))
     if not looks_like_file:
         from mjscope.models.registry import build_spec
 
         return build_spec(text)
-    path = Path(text).expanduser()
     if not path.is_file():
         raise ModelLoadError(f"model file {text!r} not found; check the path")
     try:
@@ -72,6 +74,29 @@ def load_spec(path_or_name: str | Path, options: LoadOptions | None = None) -> m
         return _spec_from_file(path)
     except OSError as e:  # no permission to read it, ...
         raise ModelLoadError(f"cannot read model file {text!r}: {e.strerror}; check it") from e
+
+
+def _is_bundled(name: str) -> bool:
+    from mjscope.models.registry import names
+
+    return name in names()
+
+
+def _folder_message(text: str, path: Path) -> str:
+    """One line: the path is a folder; the model files inside it, if any, and the fix."""
+    try:
+        inside = sorted(
+            p.name for p in path.iterdir() if p.suffix.lower() in (".xml", ".urdf") and p.is_file()
+        )
+    except OSError:
+        inside = []
+    hint = (
+        f" (it holds {', '.join(inside[:4])}{' ...' if len(inside) > 4 else ''})" if inside else ""
+    )
+    return (
+        f"model {text!r} is a folder, not a model file{hint}; give the MJCF (.xml) or URDF "
+        f"(.urdf) file inside it, e.g. {str(path / (inside[0] if inside else 'scene.xml'))!r}"
+    )
 
 
 def load(path_or_name: str | Path, options: LoadOptions | None = None) -> mujoco.MjModel:
@@ -119,10 +144,12 @@ def _is_urdf(path: Path) -> bool:
 
 
 def _spec_from_file(path: Path) -> mujoco.MjSpec:
-    _parse_xml(path)  # a precise line/column for malformed XML before MuJoCo's own message
     try:
         return mujoco.MjSpec.from_file(str(path))
     except ValueError as e:
+        # Only now parse it in Python: a precise line/column for malformed XML beats MuJoCo's
+        # message, and a model that loads never pays for a second parse (time and memory).
+        _parse_xml(path)
         raise ModelLoadError(f"{path}: {_one_line(e)}") from e
 
 

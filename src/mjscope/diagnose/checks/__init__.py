@@ -4,9 +4,11 @@ The contract (a :class:`Finding`, the three rule kinds) is in :mod:`.base`; the 
 :mod:`.registry`. One module per group of rules:
 
 - :mod:`.model`: timestep, solref, inertia.
-- :mod:`.actuator`: actuator limits, high-gain servos on bare joints.
+- :mod:`.actuator`: forces without any bound (:mod:`.actuator_force`: the bound MuJoCo's
+  force computation gives), high-gain servos on bare joints.
 - :mod:`.joint`: ``qpos0`` and keyframes inside the joint limits.
-- :mod:`.collision`: collision filters (geoms that collide with nothing, parent/child pairs).
+- :mod:`.collision`: collision filters (geoms that collide with nothing, parent/child pairs),
+  linear in the geom count.
 - :mod:`.initial_state`: self-collision at the initial pose.
 - :mod:`.rollout`: divergence, penetration, condim 6, solver cap, MuJoCo warnings.
 """
@@ -18,7 +20,7 @@ from mjscope.diagnose.checks.base import (
     RolloutRule,
     StateRule,
 )
-from mjscope.diagnose.checks.collision import collidable_matrix
+from mjscope.diagnose.checks.collision import collidable, parent_child_blocked
 from mjscope.diagnose.checks.registry import (
     MODEL_RULES,
     ROLLOUT_RULES,
@@ -37,8 +39,9 @@ __all__ = [
     "ModelRule",
     "RolloutRule",
     "StateRule",
-    "collidable_matrix",
+    "collidable",
     "initial_state_checks",
+    "parent_child_blocked",
     "rollout_checks",
     "static_checks",
 ]

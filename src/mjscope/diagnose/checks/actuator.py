@@ -1,10 +1,11 @@
-"""Actuator rules: missing control/force limits, stiff position servos on bare joints."""
+"""Actuator rules: forces without any bound, stiff position servos on bare joints."""
 
 from __future__ import annotations
 
 import mujoco
 import numpy as np
 
+from mjscope.diagnose.checks.actuator_force import unbounded_reasons
 from mjscope.diagnose.checks.base import Finding
 from mjscope.diagnose.names import joint_name, name_of
 from mjscope.diagnose.summary import actuator_kind, position_gain
@@ -14,27 +15,27 @@ HIGH_GAIN_OMEGA_H = 0.1  # ω·h above which a position servo counts as high-gai
 
 
 def actuator_rules(model: mujoco.MjModel) -> list[Finding]:
-    """ACTUATOR_NO_LIMITS and HIGH_GAIN_NO_DAMPING."""
+    """ACTUATOR_NO_LIMITS (the force has no bound at all) and HIGH_GAIN_NO_DAMPING.
+
+    ACTUATOR_NO_LIMITS follows MuJoCo's force computation
+    (:mod:`~mjscope.diagnose.checks.actuator_force`): a ``forcerange``, the joints'
+    ``actuatorfrcrange``, or a control range that bounds the force law (a motor's
+    ``ctrlrange × gear``, a servo's ``kp`` over its control and joint ranges) is a bound.
+    """
     out = []
     h = float(model.opt.timestep)
     for a in range(model.nu):
         label = f"actuator '{name_of(model, _OBJ.mjOBJ_ACTUATOR, a, 'actuator')}'"
-        missing = [
-            k
-            for k, lim in (
-                ("ctrlrange", model.actuator_ctrllimited[a]),
-                ("forcerange", model.actuator_forcelimited[a]),
-            )
-            if not lim
-        ]
-        if missing:
+        reasons = unbounded_reasons(model, a)
+        if reasons:
             out.append(
                 Finding(
                     "ACTUATOR_NO_LIMITS",
                     "warning",
                     label,
-                    f"no {' and no '.join(missing)}",
-                    f"set {'/'.join(missing)} to the real actuator's limits",
+                    f"its force has no bound: {'; '.join(reasons)}",
+                    "set forcerange (or the joint's actuatorfrcrange) to the real actuator's "
+                    "limits, or bound what the force grows with (ctrlrange, joint range)",
                 )
             )
         out.extend(_high_gain(model, a, label, h))

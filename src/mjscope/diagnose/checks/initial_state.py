@@ -1,41 +1,43 @@
-"""Initial-state rules: what is already wrong at the reset pose, before any step."""
+"""Initial-state rules: the model at ``qpos0`` (or the chosen keyframe) after ``mj_forward``."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import mujoco
+import numpy as np
 
 from mjscope.diagnose.checks.base import Finding
-from mjscope.diagnose.contacts import current_contacts
+from mjscope.diagnose.contacts import contact_dict, contact_table
 
 
 def self_collision_rule(model: mujoco.MjModel, data: mujoco.MjData) -> list[Finding]:
-    """SELF_COLLISION_INIT: contacts between bodies of the same tree at the initial state.
+    """SELF_COLLISION_INIT: bodies of the same tree overlapping at the initial state.
 
-    One finding per geom pair (the deepest of its contacts). ``data`` must hold the initial
-    state after ``mj_forward``.
+    One finding per geom pair (the deepest of its contacts). Only real overlaps count: a
+    contact with a penetration > 0 that MuJoCo makes a constraint (``exclude == 0``); a contact
+    inside a margin that does not touch is none. ``data`` must hold the initial state after
+    ``mj_forward``.
     """
-    root = model.body_rootid
-    worst: dict[tuple[int, int], dict[str, Any]] = {}
-    for c in current_contacts(model, data):
-        g1, g2 = c["geom_ids"]
-        if min(g1, g2) < 0:
-            continue
-        b1, b2 = model.geom_bodyid[g1], model.geom_bodyid[g2]
-        same_tree = root[b1] == root[b2] and root[b1] != 0
-        if (
-            same_tree
-            and c["penetration"] > worst.get((g1, g2), {"penetration": -1.0})["penetration"]
-        ):
-            worst[(g1, g2)] = c
-    return [
-        Finding(
-            "SELF_COLLISION_INIT",
-            "warning",
-            f"geoms '{c['geom1']}' / '{c['geom2']}'",
-            f"in contact at the initial pose (penetration {c['penetration'] * 1e3:.3g} mm)",
-            "move the initial pose apart, or exclude the body pair (<exclude>)",
+    t = contact_table(model, data)
+    root = np.append(model.body_rootid, 0)  # index -1 (a flex): the world
+    body = np.append(model.geom_bodyid, -1)
+    r1, r2 = root[body[t.geom1]], root[body[t.geom2]]
+    hit = (t.geom1 >= 0) & (t.geom2 >= 0) & (r1 == r2) & (r1 != 0)
+    hit &= (t.penetration > 0) & (t.exclude == 0)
+    worst: dict[tuple[int, int], int] = {}
+    for k in np.flatnonzero(hit).tolist():
+        key = (int(t.geom1[k]), int(t.geom2[k]))
+        if key not in worst or t.penetration[k] > t.penetration[worst[key]]:
+            worst[key] = k
+    out = []
+    for k in worst.values():
+        c = contact_dict(model, t, k)
+        out.append(
+            Finding(
+                "SELF_COLLISION_INIT",
+                "warning",
+                f"geoms '{c['geom1']}' / '{c['geom2']}'",
+                f"in contact at the initial pose (penetration {c['penetration'] * 1e3:.3g} mm)",
+                "move the initial pose apart, or exclude the body pair (<exclude>)",
+            )
         )
-        for c in worst.values()
-    ]
+    return out

@@ -6,12 +6,12 @@ the finished :class:`~mjscope.diagnose.rollout.RolloutResult`.
 
 from __future__ import annotations
 
-from typing import Any
-
 import mujoco
+import numpy as np
 
 from mjscope.diagnose.checks.base import Finding
-from mjscope.diagnose.contacts import current_contacts
+from mjscope.diagnose.contacts import contact_dict, contact_table
+from mjscope.diagnose.probes.contacts import ROLLING_FRACTION
 from mjscope.diagnose.rollout import RolloutResult
 
 PENETRATION_FRACTION = 0.01  # of the smaller geom's size, at rest
@@ -43,45 +43,64 @@ def divergence_rule(model: mujoco.MjModel, result: RolloutResult) -> list[Findin
 
 
 def rest_penetration_rule(model: mujoco.MjModel, result: RolloutResult) -> list[Finding]:
-    """PENETRATION_REST: final-state penetration above 1 % of the smaller geom's size.
+    """PENETRATION_REST: final-state penetration beyond what the contact is made to allow.
 
-    Skipped when the rollout diverged: its final state is not a resting one.
+    The allowance is the larger of 1 % of the smaller geom's size and the contact's solimp
+    width (the depth over which MuJoCo ramps its impedance up: a soft foot with
+    ``solimp="0.015 1 0.031"`` is meant to sink a few millimetres, MuJoCo's default contact
+    about a millimetre at most). Skipped when the rollout diverged: its final state is not a
+    resting one.
     """
     if result.divergence is not None:
         return []
-    worst: dict[tuple[str, str], dict[str, Any]] = {}
-    for c in current_contacts(model, result.final_data):
-        if c["penetration"] > PENETRATION_FRACTION * c["size"]:
-            key = (c["geom1"], c["geom2"])
-            if key not in worst or c["penetration"] > worst[key]["penetration"]:
-                worst[key] = c
-    return [
-        Finding(
-            "PENETRATION_REST",
-            "warning",
-            f"geoms '{c['geom1']}' / '{c['geom2']}'",
-            f"penetration {c['penetration'] * 1e3:.3g} mm at the end of the rollout > "
-            f"{PENETRATION_FRACTION * c['size'] * 1e3:.3g} mm (1% of the smaller geom's size "
-            f"{c['size'] * 1e3:.3g} mm)",
-            "stiffen the contact: smaller solref[0] (≥ 2×timestep) or solimp closer to 1",
+    t = contact_table(model, result.final_data)
+    allowed = np.maximum(PENETRATION_FRACTION * t.size, t.width)
+    worst: dict[tuple[int, int], int] = {}
+    for k in np.flatnonzero(t.penetration > allowed).tolist():
+        key = (int(t.geom1[k]), int(t.geom2[k]))
+        if key not in worst or t.penetration[k] > t.penetration[worst[key]]:
+            worst[key] = k
+    out = []
+    for k in worst.values():
+        c = contact_dict(model, t, k)
+        out.append(
+            Finding(
+                "PENETRATION_REST",
+                "warning",
+                f"geoms '{c['geom1']}' / '{c['geom2']}'",
+                f"penetration {c['penetration'] * 1e3:.3g} mm at the end of the rollout > "
+                f"{float(allowed[k]) * 1e3:.3g} mm (the larger of 1% of the smaller geom's size "
+                f"{c['size'] * 1e3:.3g} mm and the contact's solimp width "
+                f"{c['width'] * 1e3:.3g} mm)",
+                "stiffen the contact: smaller solref[0] (≥ 2×timestep) or solimp closer to 1",
+            )
         )
-        for c in worst.values()
-    ]
+    return out
 
 
 def deep_penetration_rule(model: mujoco.MjModel, result: RolloutResult) -> list[Finding]:
-    """PENETRATION_DEEP: some step overlapped a geom pair by half the smaller geom's size."""
+    """PENETRATION_DEEP: a geom pair overlapped by half the smaller geom's size at some step.
+
+    Unless the contact is made that soft: penetration within its solimp width (a Menagerie
+    quadruped's rubber foot, ``solimp="0.015 1 0.031"`` on a 2 cm sphere, sinks 1–2 cm on
+    landing by design) is what the model asked for, but never past the geom's whole size
+    (its centre crossed the other surface, whatever the width).
+    """
     out = []
     for p in result.probes.get("worst_pairs", []):
         size = p["smaller_geom_size_m"]
-        if p["max_penetration_m"] > DEEP_FRACTION * size:
+        width = p.get("solimp_width_m", 0.0)
+        allowed = max(DEEP_FRACTION * size, min(width, size))
+        if p["max_penetration_m"] > allowed:
             out.append(
                 Finding(
                     "PENETRATION_DEEP",
                     "warning",
                     f"geoms '{p['geom1']}' / '{p['geom2']}'",
                     f"penetration reached {p['max_penetration_m'] * 1e3:.3g} mm during the rollout "
-                    f"(≥ half the smaller geom's size {size * 1e3:.3g} mm): it may pass through",
+                    f"(> {allowed * 1e3:.3g} mm: half the smaller geom's size {size * 1e3:.3g} mm, "
+                    f"or the contact's solimp width {width * 1e3:.3g} mm up to that size): it may "
+                    "pass through",
                     "stiffen the contact (smaller solref[0], solimp closer to 1) or lower timestep",
                 )
             )
@@ -89,18 +108,27 @@ def deep_penetration_rule(model: mujoco.MjModel, result: RolloutResult) -> list[
 
 
 def condim_rule(model: mujoco.MjModel, result: RolloutResult) -> list[Finding]:
-    """CONDIM6_MAJORITY: most sampled contacts have condim 6."""
+    """CONDIM6_MAJORITY: most sampled contacts have condim 6 for a negligible rolling friction.
+
+    A condim-6 contact whose rolling-friction coefficient (a lever arm [m]) is below 1 % of the
+    smaller geom's size (MuJoCo's default 1e-4 m on anything bigger than a centimetre) costs
+    the solver twice the work of condim 3 for no effect; rolling friction set to matter (a
+    quadruped's rubber feet, ``friction="0.8 0.02 0.01"`` on a 2 cm foot) is a choice, not a
+    finding.
+    """
     counts = {int(k): v for k, v in result.probes.get("condim_counts", {}).items()}
     total = sum(counts.values())
-    if not total or counts.get(6, 0) / total <= CONDIM6_FRACTION:
+    wasted = int(result.probes.get("condim6_negligible_rolling", counts.get(6, 0)))
+    if not total or wasted / total <= CONDIM6_FRACTION:
         return []
     return [
         Finding(
             "CONDIM6_MAJORITY",
             "warning",
             "contacts",
-            f"{counts[6] / total:.0%} of sampled contacts have condim 6 (rolling friction): "
-            "the solver does twice the work of condim 3",
+            f"{wasted / total:.0%} of sampled contacts have condim 6 (rolling friction) with a "
+            f"rolling-friction coefficient below {ROLLING_FRACTION:.0%} of the smaller geom's "
+            "size: the solver does twice the work of condim 3 for a negligible effect",
             "use condim 3 and raise to 4/6 only where torsional/rolling friction matters",
         )
     ]

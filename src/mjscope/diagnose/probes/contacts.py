@@ -7,9 +7,11 @@ from typing import Any
 import mujoco
 import numpy as np
 
-from mjscope.diagnose.contacts import geom_size
+from mjscope.diagnose.contacts import geom_sizes, solimp_width
 from mjscope.diagnose.names import geom_name
 from mjscope.diagnose.probes.base import Column, Probe
+
+ROLLING_FRACTION = 0.01  # rolling friction [m] below this fraction of the geom size: negligible
 
 
 class ContactViews:
@@ -44,7 +46,10 @@ class ContactProbe(Probe):
     """``ncon``, deepest penetration and its geom pair; counts contact dimensions.
 
     The first ``slots`` contacts are gathered raw each step and reduced per block; a step with
-    more contacts is read directly.
+    more contacts is read directly. Condim-6 contacts whose rolling-friction coefficient is
+    below :data:`ROLLING_FRACTION` of the smaller geom's size are counted apart
+    (``condim6_negligible_rolling``): the friction mixed as MuJoCo does for geom pairs (the
+    higher ``priority`` wins, else the larger coefficient).
 
     Args:
         slots: Contacts gathered per step without a Python call.
@@ -60,12 +65,17 @@ class ContactProbe(Probe):
     def __init__(self, slots: int = 16) -> None:
         self.slots = slots
         self.condim_counts: dict[int, int] = {}
+        self.negligible6 = 0
         self.worst: dict[tuple[int, int], float] = {}
-        self.overflow: dict[int, tuple[float, int, int, list[int]]] = {}
+        self.overflow: dict[int, tuple[float, int, int, np.ndarray, np.ndarray]] = {}
 
     def bind(self, model: mujoco.MjModel, data: mujoco.MjData, out: np.ndarray) -> None:  # noqa: D102
         super().bind(model, data, out)
         self.views = ContactViews(data, self.slots)
+        # per geom, with a last entry for index -1 (a flex): rolling friction, priority, size
+        self.sizes = np.append(geom_sizes(model), np.inf)
+        self.rolling = np.append(model.geom_friction[:, 2], 0.0)
+        self.priority = np.append(model.geom_priority, np.iinfo(np.int32).min)
 
     def sources(self) -> list[np.ndarray]:  # noqa: D102
         v = self.views
@@ -78,7 +88,13 @@ class ContactProbe(Probe):
             c = self.data.contact
             k = int(c.dist.argmin())
             g = c.geom[k]
-            self.overflow[i] = (float(-c.dist[k]), int(g[0]), int(g[1]), c.dim.tolist())
+            self.overflow[i] = (
+                float(-c.dist[k]),
+                int(g[0]),
+                int(g[1]),
+                c.dim.copy(),
+                c.geom.copy(),
+            )
 
     def flush(self, n: int, start: int, raw: np.ndarray) -> None:  # noqa: D102
         s = self.views.slots
@@ -91,15 +107,26 @@ class ContactProbe(Probe):
         self.out[:n, 1] = np.where(has, np.maximum(0.0, -dist[rows, k]), 0.0)
         self.out[:n, 2] = np.where(has, g1[rows, k], -1)
         self.out[:n, 3] = np.where(has, g2[rows, k], -1)
-        values, counts = np.unique(dim[live].astype(int), return_counts=True)
-        for v, c in zip(values.tolist(), counts.tolist(), strict=True):
-            self.condim_counts[v] = self.condim_counts.get(v, 0) + c
-        for i, (pen, a, b, dims) in self.overflow.items():
+        self._count(dim[live], g1[live], g2[live])
+        for i, (pen, a, b, dims, geoms) in self.overflow.items():
             self.out[i, 1:4] = (max(0.0, pen), a, b)
-            for dv in dims[s:]:
-                self.condim_counts[dv] = self.condim_counts.get(dv, 0) + 1
+            self._count(dims[s:], geoms[s:, 0], geoms[s:, 1])
         self.overflow.clear()
         self._update_worst(n)
+
+    def _count(self, dim: np.ndarray, g1: np.ndarray, g2: np.ndarray) -> None:
+        """Add contacts (condim, geom ids; any shape, same for all) to the condim counts."""
+        values, counts = np.unique(dim.astype(int), return_counts=True)
+        for v, c in zip(values.tolist(), counts.tolist(), strict=True):
+            self.condim_counts[v] = self.condim_counts.get(v, 0) + c
+        six = dim == 6
+        if six.any():
+            a, b = g1[six].astype(np.int64), g2[six].astype(np.int64)
+            pa, pb = self.priority[a], self.priority[b]
+            ra, rb = self.rolling[a], self.rolling[b]
+            roll = np.where(pa > pb, ra, np.where(pa < pb, rb, np.maximum(ra, rb)))
+            size = np.minimum(self.sizes[a], self.sizes[b])
+            self.negligible6 += int(np.count_nonzero(roll < ROLLING_FRACTION * size))
 
     def _update_worst(self, n: int) -> None:
         rows = self.out[:n]
@@ -121,12 +148,14 @@ class ContactProbe(Probe):
         pairs = sorted(self.worst.items(), key=lambda kv: -kv[1])[:10]
         return {
             "condim_counts": {str(k): v for k, v in sorted(self.condim_counts.items())},
+            "condim6_negligible_rolling": self.negligible6,
             "worst_pairs": [
                 {
                     "geom1": geom_name(m, g1),
                     "geom2": geom_name(m, g2),
                     "max_penetration_m": pen,
-                    "smaller_geom_size_m": min(geom_size(m, g1), geom_size(m, g2)),
+                    "smaller_geom_size_m": float(min(self.sizes[g1], self.sizes[g2])),
+                    "solimp_width_m": solimp_width(m, g1, g2),
                 }
                 for (g1, g2), pen in pairs
             ],

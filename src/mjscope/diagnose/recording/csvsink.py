@@ -4,13 +4,21 @@
 child can. The parent sends each finished block as raw float64 bytes through a pipe (one
 memcpy) and goes on stepping while the child formats and writes it. Output is identical
 either way: the same format string turns the same numbers into the same bytes.
+
+A sink writes the file it is given (the recorder gives it the partial file, see
+:mod:`mjscope.diagnose.outputs`). ``close`` finishes it and raises if the writer failed;
+``abort`` (an interrupted or failed rollout) finishes what was sent without raising: the
+writer ignores SIGINT and SIGTERM, writes the whole rows it received and exits; a writer
+still busy after :data:`ABORT_WAIT_S` is killed, so an interrupt never hangs.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import struct
+import time
 from pathlib import Path
 from typing import IO
 
@@ -18,8 +26,11 @@ import numpy as np
 
 from mjscope.exceptions import OutputError
 
+logger = logging.getLogger(__name__)
+
 NUMBER_FORMAT = "%.10g"
 INTEGER_FORMAT = "%d"
+ABORT_WAIT_S = 10.0  # how long an aborted sink waits for its writer before killing it [s]
 _LEN = struct.Struct("<Q")
 
 
@@ -60,15 +71,36 @@ class CsvSink:
         self.fh: IO[str] | None = open_csv(path, header)
 
     def write(self, rows: np.ndarray) -> None:
-        """Append rows ``(n, ncol)``."""
+        """Append rows ``(n, ncol)``.
+
+        Raises:
+            OutputError: The file cannot be written (disk full, ...).
+        """
         assert self.fh is not None
-        self.fh.write(format_rows(self.fmt, rows))
+        try:
+            self.fh.write(format_rows(self.fmt, rows))
+        except OSError as e:
+            raise OutputError(f"cannot write CSV {self.fh.name!r}: {e.strerror}") from e
 
     def close(self) -> None:
-        """Flush and close."""
+        """Flush and close.
+
+        Raises:
+            OutputError: The last rows cannot be written (disk full, ...).
+        """
         if self.fh is not None:
-            self.fh.close()
-            self.fh = None
+            fh, self.fh = self.fh, None
+            try:
+                fh.close()
+            except OSError as e:
+                raise OutputError(f"cannot write CSV {fh.name!r}: {e.strerror}") from e
+
+    def abort(self) -> None:
+        """Close, writing what was formatted so far; never raises an ``OSError``."""
+        try:
+            self.close()
+        except OutputError as e:
+            logger.warning("%s", e)
 
 
 class ForkedCsvSink:
@@ -82,6 +114,7 @@ class ForkedCsvSink:
     """
 
     def __init__(self, path: Path, header: str, fmt: str, ncol: int) -> None:
+        self.path, self.pid = path, -1
         fh = open_csv(path, header)
         data_r, self._w = os.pipe()
         _grow_pipe(self._w)
@@ -99,25 +132,81 @@ class ForkedCsvSink:
         os.close(data_r)
         os.close(err_w)
         fh.close()  # the child owns the file now; nothing is buffered here
-        self.path = path
 
     def write(self, rows: np.ndarray) -> None:
-        """Send rows ``(n, ncol)`` to the writer."""
+        """Send rows ``(n, ncol)`` to the writer.
+
+        Raises:
+            OutputError: The writer process is gone (it failed or was killed).
+        """
         payload = np.ascontiguousarray(rows, dtype=np.float64).data.cast("B")
-        _write_all(self._w, _LEN.pack(len(payload)))
-        _write_all(self._w, payload)
+        try:
+            _write_all(self._w, _LEN.pack(len(payload)))
+            _write_all(self._w, payload)
+        except BrokenPipeError as e:
+            raise OutputError(
+                f"the CSV writer process for {str(self.path)!r} ended early: "
+                f"{self._collect() or 'killed'}"
+            ) from e
 
     def close(self) -> None:
-        """Signal the end, wait for the writer and raise if it failed."""
+        """Signal the end, wait for the writer and raise if it failed.
+
+        Raises:
+            OutputError: The writer failed (disk full, ...) or was killed.
+        """
         if self.pid <= 0:
             return
-        os.close(self._w)
+        self._end_data()
         _, status = os.waitpid(self.pid, 0)
         self.pid = -1
-        with os.fdopen(self._err_r, "rb") as f:
-            err = f.read().decode("utf-8", "replace")
+        err = self._collect()
         if os.waitstatus_to_exitcode(status) != 0:
             raise OutputError(f"writing CSV {str(self.path)!r} failed: {err or status}")
+
+    def abort(self, wait_s: float = ABORT_WAIT_S) -> None:
+        """End the stream after an interrupt or failure: never hangs, never raises.
+
+        The writer gets the end of the data, writes the whole rows it has and exits; after
+        ``wait_s`` (or on a second Ctrl-C while waiting) it is killed. Its exit status is not
+        an error here: the caller is already handling one.
+        """
+        if self.pid <= 0:
+            return
+        self._end_data()
+        pid, self.pid = self.pid, -1
+        try:
+            deadline = time.monotonic() + wait_s
+            while os.waitpid(pid, os.WNOHANG) == (0, 0):
+                if time.monotonic() > deadline:
+                    logger.warning("CSV writer %d still busy after %.0f s: killed", pid, wait_s)
+                    _kill(pid)
+                    break
+                time.sleep(0.005)
+        except ChildProcessError:  # already reaped
+            pass
+        except BaseException:
+            _kill(pid)
+            raise
+        finally:
+            self._collect()
+
+    def _end_data(self) -> None:
+        if self._w >= 0:
+            w, self._w = self._w, -1
+            os.close(w)
+
+    def _collect(self) -> str:
+        """The writer's error text (empty when it had none); closes the error pipe once."""
+        if self._err_r < 0:
+            return ""
+        r, self._err_r = self._err_r, -1
+        try:
+            os.set_blocking(r, False)
+            with os.fdopen(r, "rb") as f:
+                return (f.read() or b"").decode("utf-8", "replace")
+        except OSError:
+            return ""
 
 
 def make_sink(
@@ -130,6 +219,15 @@ def make_sink(
         except OSError:  # only fork itself can fail here: open_csv raises OutputError
             pass
     return CsvSink(path, header, fmt)
+
+
+def _kill(pid: int) -> None:
+    """SIGKILL ``pid`` and reap it (no zombie); quiet when it is already gone."""
+    try:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except (ProcessLookupError, ChildProcessError):
+        pass
 
 
 def _grow_pipe(fd: int) -> None:
@@ -178,19 +276,29 @@ def _read_exact(fd: int, n: int) -> bytes:
 
 
 def _child(data_r: int, err_w: int, fh: IO[str], fmt: str, ncol: int) -> None:  # pragma: no cover
-    # Ctrl-C reaches the whole process group: the parent handles it and closes the pipe, the
-    # child then writes what it was sent and exits 0 (a failing child would mask the interrupt).
+    # Ctrl-C reaches the whole process group, a launch system's SIGTERM may too: the parent
+    # handles them and closes the pipe; the child then writes what it was sent and exits 0 (a
+    # failing child would mask the interrupt). It inherited the parent's Python handlers.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     code = 0
+    row_bytes = 8 * ncol
     try:
-        while True:
-            head = _read_exact(data_r, _LEN.size)
-            if len(head) < _LEN.size:
-                break
-            payload = _read_exact(data_r, _LEN.unpack(head)[0])
-            rows = np.frombuffer(payload, dtype=np.float64).reshape(-1, ncol)
-            fh.write(format_rows(fmt, rows))
-        fh.close()
+        try:
+            while True:
+                head = _read_exact(data_r, _LEN.size)
+                if len(head) < _LEN.size:
+                    break
+                size = _LEN.unpack(head)[0]
+                payload = _read_exact(data_r, size)
+                whole = len(payload) - len(payload) % row_bytes if row_bytes else 0
+                if whole:
+                    rows = np.frombuffer(payload[:whole], dtype=np.float64).reshape(-1, ncol)
+                    fh.write(format_rows(fmt, rows))
+                if len(payload) < size:  # the parent stopped mid-block: keep the whole rows
+                    break
+        finally:
+            fh.close()
     except BaseException as e:  # report anything to the parent, never return into its code
         os.write(err_w, str(e).encode("utf-8", "replace")[:1000])
         code = 1

@@ -7,8 +7,14 @@ are computed per block, vectorised. Long CSV runs are formatted in a forked writ
 
 Memory is bounded by the block (``block_rows`` × columns), a decimated preview for plots
 (at most ``preview_points`` rows) and per-column running statistics, whatever the number of
-steps. The CSV header names each column with its unit (``com_z [m]``); numbers are written with
-``%.10g``, so identical runs give byte-identical files.
+steps; the raw per-step copies are capped at :data:`RAW_BLOCK_BYTES` (a model with 10⁵ DOFs
+gets shorter blocks, not gigabytes). The CSV header names each column with its unit
+(``com_z [m]``); numbers are written with ``%.10g``, so identical runs give byte-identical
+files.
+
+The CSV goes to its partial file (:func:`~mjscope.diagnose.outputs.partial_path`) and is
+renamed over the target by :meth:`Recorder.close`; :meth:`Recorder.abort` (an interrupted or
+failed rollout) stops the writer and leaves the partial file with the rows recorded so far.
 """
 
 from __future__ import annotations
@@ -20,8 +26,12 @@ from typing import Any
 import mujoco
 import numpy as np
 
+from mjscope.diagnose.outputs import Interrupted, commit, partial_path
 from mjscope.diagnose.probes.base import Column, Gather, Probe, Reader, reads_per_step
 from mjscope.diagnose.recording.csvsink import INTEGER_FORMAT, NUMBER_FORMAT, make_sink
+from mjscope.exceptions import OutputError
+
+RAW_BLOCK_BYTES = 64 * 2**20  # cap on the raw per-step copies held for one block [B]
 
 
 class Recorder:
@@ -54,11 +64,13 @@ class Recorder:
         self.lo, self.hi = np.full(ncol, np.inf), np.full(ncol, -np.inf)
         self.total, self.last = np.zeros(ncol), np.full(ncol, np.nan)
         self.path = Path(csv_path) if csv_path is not None else None
+        self.partial = partial_path(self.path) if self.path is not None else None
+        self.flushing = False  # inside flush: an interrupt there must not flush the block again
         fmt = ",".join(INTEGER_FORMAT if c.integer else NUMBER_FORMAT for c in self.columns) + "\n"
         header = ",".join(c.header for c in self.columns)
         self._sink = (
-            make_sink(self.path, header, fmt, ncol, forked=total_steps >= 2 * block_rows)
-            if self.path
+            make_sink(self.partial, header, fmt, ncol, forked=total_steps >= 2 * block_rows)
+            if self.partial
             else None
         )
 
@@ -66,7 +78,20 @@ class Recorder:
         """Bind every probe to its block slice; return the per-step read functions in order.
 
         The raw gathers of all probes' ``sources()`` come first, then each probe's ``read``.
+        When one block of raw copies would exceed :data:`RAW_BLOCK_BYTES`, the block is
+        shortened (``rows`` changes) and the probes are bound again.
         """
+        arrays = self._bind_probes(model, data)
+        raw = sum(a.nbytes for a in arrays) + 8 * len(self.columns)  # [B] per row
+        rows = max(1, min(self.rows, RAW_BLOCK_BYTES // max(raw, 1)))
+        if rows < self.rows:
+            self.rows = rows
+            self.block = np.zeros((rows, len(self.columns)))
+            arrays = self._bind_probes(model, data)
+        self.gather = Gather(arrays, self.rows)
+        return self.gather.readers() + [p.read for p in self.probes if reads_per_step(p)]
+
+    def _bind_probes(self, model: mujoco.MjModel, data: mujoco.MjData) -> list[np.ndarray]:
         off = 0
         arrays: list[np.ndarray] = []
         self._owned: list[list[int]] = []
@@ -77,31 +102,67 @@ class Recorder:
             src = p.sources()
             self._owned.append(list(range(len(arrays), len(arrays) + len(src))))
             arrays += src
-        self.gather = Gather(arrays, self.rows)
-        return self.gather.readers() + [p.read for p in self.probes if reads_per_step(p)]
+        return arrays
 
     def flush(self, n: int) -> None:
-        """Finish the first ``n`` rows: probes post-process, stats update, CSV append."""
+        """Finish the first ``n`` rows: probes post-process, stats update, CSV append.
+
+        NaN and inf (a diverging run) are recorded as they are, without NumPy warnings.
+        """
         if n == 0:
             return
-        for p, owned in zip(self.probes, self._owned, strict=True):
-            p.flush(n, self.steps, self.gather.rows(owned, n))
-        rows = self.block[:n]
-        np.fmin(self.lo, np.fmin.reduce(rows, axis=0), out=self.lo)  # fmin/fmax skip NaN
-        np.fmax(self.hi, np.fmax.reduce(rows, axis=0), out=self.hi)
-        self.total += np.nansum(rows, axis=0)
+        self.flushing = True
+        with np.errstate(all="ignore"):
+            for p, owned in zip(self.probes, self._owned, strict=True):
+                p.flush(n, self.steps, self.gather.rows(owned, n))
+            rows = self.block[:n]
+            np.fmin(self.lo, np.fmin.reduce(rows, axis=0), out=self.lo)  # fmin/fmax skip NaN
+            np.fmax(self.hi, np.fmax.reduce(rows, axis=0), out=self.hi)
+            self.total += np.nansum(rows, axis=0)
         self.last = rows[n - 1].copy()
         first = (-self.steps) % self.stride
         self._preview.append(rows[first :: self.stride].copy())
         if self._sink is not None:
             self._sink.write(rows)
         self.steps += n
+        self.flushing = False
 
-    def close(self) -> None:
-        """Finish the CSV file (waits for a forked writer)."""
-        if self._sink is not None:
-            sink, self._sink = self._sink, None
+    def close(self) -> Path | None:
+        """Finish the CSV (waits for a forked writer) and rename it over the target.
+
+        Returns:
+            The CSV written, or ``None`` without one.
+
+        Raises:
+            OutputError: The writer failed; the rows it wrote stay in the partial file and an
+                earlier CSV of that name is unchanged.
+            Interrupted: Ctrl-C while waiting for the writer (the partial file stays).
+        """
+        if self._sink is None or self.path is None or self.partial is None:
+            return None
+        sink, self._sink = self._sink, None
+        try:
             sink.close()
+        except OutputError as e:
+            raise OutputError(
+                f"{e}; the rows written so far are in {self.partial}, {self.path} is unchanged"
+            ) from e
+        except KeyboardInterrupt as e:  # while waiting for the writer: stop it, keep the rows
+            sink.abort()
+            raise Interrupted(((self.partial, self.path),)) from e
+        return commit(self.partial, self.path)
+
+    def abort(self) -> Path | None:
+        """Stop the CSV after an interrupt or a failure: never hangs, never renames.
+
+        Returns:
+            The partial file with the rows recorded so far (``None`` without a CSV).
+        """
+        if self._sink is None:
+            return None
+        sink, self._sink = self._sink, None
+        sink.abort()
+        return self.partial if self.partial is not None and self.partial.exists() else None
 
     def preview(self) -> np.ndarray:
         """Decimated rows (every ``stride``-th step), shape (≤ preview_points, ncols)."""
