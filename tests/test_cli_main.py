@@ -115,7 +115,8 @@ def test_ctrl_c_at_any_moment_exits_130_without_a_traceback(delay_s: float, tmp_
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert "Traceback" not in err, err
-    assert proc.returncode == 130, (proc.returncode, err)
+    # -SIGINT: the signal came before Python had installed its handler; a shell shows 130 too.
+    assert proc.returncode in (130, -signal.SIGINT), (proc.returncode, err)
 
 
 def test_bench_duration_reaches_only_scripts_that_take_it(tmp_path, capsys) -> None:
