@@ -28,7 +28,18 @@ from mjscope.signals import EXIT_INTERRUPTED, interrupted
 EXIT_USAGE = 2  # a user error
 
 #: The commands' modules, in the order ``mjscope demo`` runs their demo parts.
-COMMANDS = ("diagnose", "mirror", "mock_arm", "hand", "dock", "models", "bench", "demo")
+COMMANDS = (
+    "diagnose",
+    "mirror",
+    "mock_arm",
+    "hand",
+    "teleop",
+    "dock",
+    "rm_emulator",
+    "models",
+    "bench",
+    "demo",
+)
 
 
 def command_modules() -> list[ModuleType]:

@@ -1,1 +1,49 @@
-"""``mjscope teleop``: XR (PICO) teleoperation of the dual RM75 rig through a QP IK."""
+"""``mjscope teleop``: XR (PICO) teleoperation of the dual RM75 rig through a QP IK.
+
+Per arm at ``control_rate_hz``: XR input → :class:`Clutch` → target → :class:`Workspace` and
+:class:`CartesianLimiter` → Placo QP IK (:class:`ArmIk`) → :class:`JointLimiter` (joint
+position, speed and acceleration) → adapter (:class:`MockRealManAdapter` or the real
+``RealManAdapter``) → ``joint_states`` + ``joint_target``. :class:`TeleopArm` is one arm's
+chain, :class:`Teleop` the loop over both with their XR source, :func:`run_teleop` a whole run.
+
+Exports resolve on first use; nothing here imports MuJoCo (only the demo renders, through
+:mod:`mjscope.sim`).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "AdapterError": "mjscope.teleop.adapters.base",
+    "ArmAdapter": "mjscope.teleop.adapters.base",
+    "ArmIk": "mjscope.teleop.ik",
+    "CartesianLimiter": "mjscope.teleop.limits",
+    "Clutch": "mjscope.teleop.clutch",
+    "ControllerState": "mjscope.teleop.xr.base",
+    "Feedback": "mjscope.teleop.adapters.base",
+    "IkCfg": "mjscope.teleop.config",
+    "IkResult": "mjscope.teleop.ik",
+    "JointLimiter": "mjscope.teleop.joint_limits",
+    "MockRealManAdapter": "mjscope.teleop.adapters.mock",
+    "Pose": "mjscope.teleop.poses",
+    "Teleop": "mjscope.teleop.loop",
+    "TeleopArm": "mjscope.teleop.node",
+    "TeleopCmdCfg": "mjscope.teleop.session",
+    "Workspace": "mjscope.teleop.limits",
+    "XrFrame": "mjscope.teleop.xr.base",
+    "XrSource": "mjscope.teleop.xr.base",
+    "build_arm": "mjscope.teleop.build",
+    "make_adapter": "mjscope.teleop.build",
+    "read_urdf": "mjscope.teleop.urdf",
+    "run_teleop": "mjscope.teleop.session",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(_EXPORTS[name]), name)

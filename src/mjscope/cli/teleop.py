@@ -1,0 +1,217 @@
+"""``mjscope teleop``: XR (PICO) teleoperation of the dual RM75 rig through a Placo QP IK.
+
+Per arm at ``control_rate_hz``: XR input → clutch (grip) → target → workspace and Cartesian
+speed limits → Placo QP IK → joint speed/acceleration limits → adapter (``--mock`` or
+``--real``) → ``joint_states`` + ``joint_target``. ``--mujoco`` (with ``--arm both`` only)
+runs the MuJoCo mirror in this process on the same transport; without it MuJoCo is never
+imported. This module is the one place where teleop and the mirror meet.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from mjscope.bridge.transport.base import Transport
+    from mjscope.rig import RigCfg
+
+logger = logging.getLogger(__name__)
+
+MIRROR_MODEL = "dual_rm75"  # the mirror's model when no --urdf is given
+DEMO_OUT = "mjscope-out"  # where --demo writes (as `mjscope demo` does)
+LOAD_WAIT_S = 30.0  # how long teleop waits for the mirror's model before starting anyway [s]
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``teleop`` subcommand."""
+    from mjscope.cli._common import add_bus_arguments, add_model_arguments
+
+    p = sub.add_parser(
+        "teleop",
+        help="XR (PICO) teleoperation of the dual RM75 rig (clutch, limits, Placo QP IK)",
+        description="Drive the rig's arms from XR controllers: grip = clutch, X/A = reset the "
+        "left/right arm. Examples: mjscope teleop --demo; "
+        "mjscope teleop --mock --mujoco --xr demo --duration 10",
+    )
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--mock", dest="mode", action="store_const", const="mock", help="mock arms")
+    mode.add_argument("--real", dest="mode", action="store_const", const="real", help="real arms")
+    mode.add_argument(
+        "--demo",
+        action="store_true",
+        help=f"scripted XR session, both mock arms, filmed by the mirror into ./{DEMO_OUT}/teleop/",
+    )
+    p.add_argument("--arm", choices=("both", "left", "right"), default="both", help="arms to drive")
+    p.add_argument("--mujoco", action="store_true", help="show the arms in MuJoCo (--arm both)")
+    p.add_argument("--config", default=None, help="rig YAML (default: dual_arm_rm75.yaml)")
+    p.add_argument("--urdf", default=None, help="IK model URDF (default: bundled dual_rm75)")
+    p.add_argument(
+        "--map-prefix",
+        action="append",
+        default=[],
+        metavar="OLD=NEW",
+        help="rename message joints to model joints by prefix, e.g. left_= (repeatable)",
+    )
+    add_model_arguments(p)
+    add_bus_arguments(p, default="dds")
+    p.add_argument(
+        "--xr",
+        choices=("udp", "sdk", "replay", "demo"),
+        default=None,
+        help="XR input: udp (PC-service datagrams), sdk (xrobotoolkit-sdk), replay (--replay "
+        "FILE), demo (the bundled replay); default udp, or replay with --replay",
+    )
+    p.add_argument("--xr-port", type=int, default=None, help="--xr udp port (config: xr_port)")
+    p.add_argument("--xr-host", default="127.0.0.1", help="--xr udp address to bind")
+    p.add_argument("--replay", default=None, metavar="FILE", help="XR replay .yaml/.jsonl")
+    p.add_argument("--left-addr", default=None, metavar="HOST:PORT", help="--real left arm")
+    p.add_argument("--right-addr", default=None, metavar="HOST:PORT", help="--real right arm")
+    p.add_argument("--duration", type=float, default=None, help="run time [s] (default: Ctrl-C)")
+    p.add_argument("--report", default=None, metavar="FILE", help="write a JSON report")
+    p.add_argument("--log", default=None, metavar="FILE", help="CSV: one row per cycle per arm")
+    p.add_argument(
+        "--viewer",
+        choices=("auto", "none", "native"),
+        default="auto",
+        help="--mujoco window: native, none (headless) or auto (native when DISPLAY is set)",
+    )
+    p.add_argument("--record", default=None, metavar="FILE", help="--mujoco video .mp4/.gif")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run teleop (or ``--demo``); exit 1 when an arm ended in a safe stop."""
+    from mjscope.cli._common import cfg_from_args, console, out_dir
+    from mjscope.exceptions import MjscopeError
+    from mjscope.teleop.session import TeleopCmdCfg, run_teleop
+
+    if args.demo:
+        con = console()
+        written, code = demo(out_dir(DEMO_OUT), con)
+        for path in written:
+            con.print(f"wrote {path}")
+        return code
+    if args.mode is None:
+        raise MjscopeError("choose the arms: --mock, --real (hardware), or --demo")
+    xr = args.xr or ("replay" if args.replay is not None else "udp")
+    cfg = cfg_from_args(TeleopCmdCfg, args, xr=xr)
+    companion = MirrorCompanion(args) if cfg.mujoco else None
+    return run_teleop(cfg, console(), companion)
+
+
+class MirrorCompanion:
+    """The MuJoCo mirror on teleop's transport, in a thread of its own.
+
+    Its failures are its own: a model that does not load, an exception, a closed window end the
+    mirror only (logged and reported), never the arms' commands or safe stops.
+    """
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        from mjscope.cli._common import load_options
+
+        self.model = args.urdf or MIRROR_MODEL
+        self.load = load_options(args)
+        viewer = args.viewer
+        self.viewer = (
+            ("native" if os.environ.get("DISPLAY") else "none") if viewer == "auto" else viewer
+        )
+        self.record = Path(args.record) if args.record else None
+        if self.record is not None:
+            from mjscope.paths import check_writable
+
+            check_writable(self.record)
+        self._stop = threading.Event()
+        self._loaded = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._result: dict[str, Any] = {}
+
+    def start(self, transport: Transport, rig: RigCfg) -> None:
+        """Start the mirror thread on ``transport`` (returns once its model is loaded)."""
+        self._thread = threading.Thread(
+            target=self._run, args=(transport, rig), name="mjscope-mirror", daemon=True
+        )
+        self._thread.start()
+        self._loaded.wait(LOAD_WAIT_S)  # MuJoCo's import and compile, before the arms start
+
+    def _run(self, transport: Transport, rig: RigCfg) -> None:
+        try:
+            from mjscope.mirror.config import load_render_cfg
+            from mjscope.mirror.loop import LoopOptions, run_loop
+
+            opts = LoopOptions(viewer=self.viewer, record=self.record)
+            try:
+                model = _mirror_model(self.model, self.load)
+            finally:
+                self._loaded.set()
+            mirror, _ = run_loop(model, rig, load_render_cfg(), transport, opts, self._stop)
+            self._result = mirror.report()
+            if self.record is not None and mirror.ready:
+                self._result["record"] = str(self.record)
+        except Exception as e:  # the mirror's failure must not touch teleop
+            logger.error("MuJoCo mirror stopped: %s", e)
+            self._result = {"error": str(e)}
+
+    def stop(self) -> dict[str, Any]:
+        """Stop the mirror and return its report (``{"error": ...}`` when it failed)."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10.0)
+        return self._result
+
+
+def _mirror_model(name: str, load: Any) -> Any:
+    from mjscope.models import compile_spec, load_spec
+    from mjscope.models.scene import add_light, set_offscreen_size
+
+    spec = load_spec(name, load)
+    if not spec.lights:
+        add_light(spec)
+    set_offscreen_size(spec, 1280, 960)
+    return compile_spec(spec, name)
+
+
+class MirrorPicture:
+    """The demo's picture: the mirror on the demo's bus, rendered offscreen on its clock."""
+
+    def __init__(self, transport: Transport, rig: RigCfg) -> None:
+        import mujoco
+
+        from mjscope.mirror.config import load_render_cfg
+        from mjscope.mirror.loop import camera_of
+        from mjscope.mirror.mirror import Mirror
+        from mjscope.sim.render import OffscreenRenderer
+
+        model = _mirror_model(MIRROR_MODEL, None)
+        self._t = 0.0
+        self.mirror = Mirror(
+            model, mujoco.MjData(model), rig, load_render_cfg(), transport, clock=lambda: self._t
+        )
+        self._renderer = OffscreenRenderer(model, 480, 360, camera=camera_of(model))
+
+    def frame(self, t: float) -> Any:
+        """The mirror's picture at ``t`` (``None`` until both arms were seen)."""
+        self._t = t
+        self.mirror.update(t)
+        return self._renderer.render(self.mirror.data) if self.mirror.ready else None
+
+    def report(self, t: float) -> dict[str, Any]:
+        """The mirror's report."""
+        return self.mirror.report(now=t)
+
+    def close(self) -> None:
+        """Release the renderer."""
+        self._renderer.close()
+
+
+def demo(out: Path, con: Console) -> tuple[list[Path], int]:
+    """A scripted XR session drives both mock arms through teleop; the mirror films it."""
+    from mjscope.teleop.demo import run_demo
+
+    return run_demo(out, con, MirrorPicture)

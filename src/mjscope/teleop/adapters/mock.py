@@ -1,0 +1,66 @@
+"""``MockRealManAdapter``: an in-memory arm for ``mjscope teleop --mock``.
+
+It starts at the side's YAML ``initial_joint_pose`` (degrees → radians, given to it as
+``initial_q``), follows every command exactly and at once, and jumps back to the initial pose
+on a reset (no trajectory), as the seed's mock does. Feedback is always current. After a reset
+teleop may go on without releasing the grip (it re-anchors): ``grip_release_after_reset`` is
+false.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import numpy.typing as npt
+
+from mjscope.teleop.adapters.base import AdapterError, ArmAdapter, Feedback
+
+
+class MockRealManAdapter(ArmAdapter):
+    """An arm that is wherever it was last commanded.
+
+    Attributes:
+        sent: Commands received.
+        resets: Resets done.
+    """
+
+    kind = "mock"
+    grip_release_after_reset = False
+
+    def __init__(self, side: str, joint_names: tuple[str, ...], initial_q: npt.ArrayLike) -> None:
+        super().__init__(side, joint_names, initial_q)
+        self._q = self.initial_q.copy()
+        self.connected = False
+        self.sent = 0
+        self.resets = 0
+
+    def connect(self) -> None:
+        """Nothing to reach: the arm is at its initial pose."""
+        self._q = self.initial_q.copy()
+        self.connected = True
+
+    def feedback(self, now: float) -> Feedback | None:
+        """The current position, stamped ``now``."""
+        return Feedback(self._q.copy(), now) if self.connected else None
+
+    def send(self, q: npt.ArrayLike, now: float) -> None:
+        """Go to ``q`` at once.
+
+        Raises:
+            AdapterError: Not connected, or ``q`` is not one finite angle per joint.
+        """
+        v = np.asarray(q, dtype=float)
+        if not self.connected:
+            raise AdapterError(f"mock {self.side} arm: send before connect")
+        if v.shape != self._q.shape or not math.isfinite(float(v.sum())):
+            raise AdapterError(
+                f"mock {self.side} arm: bad command {v!r}; need {self._q.size} finite"
+            )
+        self._q = v.copy()
+        self.sent += 1
+
+    def reset(self, now: float) -> None:
+        """Jump to the initial pose at once."""
+        self._q = self.initial_q.copy()
+        self.resets += 1

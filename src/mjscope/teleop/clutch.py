@@ -1,0 +1,79 @@
+"""The clutch: relative-pose teleoperation, engaged while the grip is held.
+
+As in the XRoboToolkit samples (``facts/rm75_arm_and_teleop.md`` §6): on the first engaged
+cycle the clutch stores the end-effector pose of the IK model (synced to the arm's feedback) and
+the controller pose as anchors; every engaged cycle the target is
+
+    p = p_ee,anchor + s · (p_ctrl − p_ctrl,anchor)
+    R = ΔR · R_ee,anchor,   ΔR = R_ctrl · R_ctrl,anchorᵀ   (the rotation applied in the world)
+
+with ``s`` the side's ``scale_factor``. Releasing the grip (or a reset) clears both anchors, so
+the next engagement starts from wherever the arm and the controller are: no jump.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from mjscope.teleop.poses import Pose, canonical, quat_conj, quat_mul
+
+
+class Clutch:
+    """Anchors and the relative target of one arm.
+
+    Args:
+        scale: End-effector motion per controller motion (``scale_factor``).
+        threshold: The clutch is engaged while the grip is above this (0..1).
+
+    Attributes:
+        engagements: How many times it anchored (grip presses, and re-anchors after a reset).
+    """
+
+    def __init__(self, scale: float, threshold: float) -> None:
+        self.scale = float(scale)
+        self.threshold = float(threshold)
+        self.engagements = 0
+        self._ee: Pose | None = None
+        self._ctrl: Pose | None = None
+
+    @property
+    def anchored(self) -> bool:
+        """Whether the anchors are set (the clutch is engaged)."""
+        return self._ee is not None
+
+    @property
+    def anchor(self) -> Pose | None:
+        """The end-effector anchor, or ``None`` when released."""
+        return self._ee
+
+    def pressed(self, grip: float) -> bool:
+        """Whether a grip value engages the clutch (strictly above the threshold)."""
+        return grip > self.threshold
+
+    def target(self, ctrl: Pose, ee_pose: Callable[[], Pose]) -> Pose:
+        """The end-effector target for the controller pose ``ctrl``; anchors on first use.
+
+        Args:
+            ctrl: The controller pose, robot world frame.
+            ee_pose: The IK model's current end-effector pose (called only when anchoring).
+
+        Returns:
+            The target (on the anchoring cycle: the anchor itself).
+        """
+        if self._ee is None or self._ctrl is None:
+            self._ee, self._ctrl = ee_pose(), Pose(ctrl.p.copy(), ctrl.q.copy())
+            self.engagements += 1
+        dp = self.scale * (ctrl.p - self._ctrl.p)
+        dq = quat_mul(ctrl.q, quat_conj(self._ctrl.q))
+        return Pose(self._ee.p + dp, canonical(quat_mul(dq, self._ee.q)))
+
+    def release(self) -> None:
+        """Clear both anchors (grip released, reset, safe stop)."""
+        self._ee = self._ctrl = None
+
+
+def controller_pose(pose: np.ndarray) -> Pose:
+    """An XR source's ``(7,)`` world pose (x, y, z, w, x, y, z) as a :class:`Pose`."""
+    return Pose(pose[:3], pose[3:7])

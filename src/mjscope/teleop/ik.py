@@ -1,0 +1,177 @@
+"""Placo QP IK of one arm: a frame task on the end effector, joint position and speed limits.
+
+One :class:`ArmIk` per arm, on that arm's chain of the rig's URDF (:func:`~.urdf.arm_chain`):
+a soft frame task (``T_world_frame`` = the limited target), a soft posture task towards the
+initial pose (keeps the redundant elbow near it), a small regularisation, Placo's joint limits
+(URDF bounds) and velocity limits (the side's ``joint_max_speed``, ``solver.dt`` = the control
+period). One QP step per control cycle, as the XRoboToolkit samples do.
+
+Convergence check: a solve is accepted only when Placo returns, its result is finite and the
+step does not increase the task error (the weighted squared position error plus
+``3 − tr(R_targetᵀ R)`` = 4 sin²(θ/2) ≈ θ² of the end effector) beyond a small tolerance.
+Otherwise the model goes back to where it was and the caller holds its last good command.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from mjscope.exceptions import ConfigError, UnknownNameError
+from mjscope.teleop.config import IkCfg
+from mjscope.teleop.poses import Pose, matrix_to_pose, pose_to_matrix
+
+_ROT = (0, 1, 2, 4, 5, 6, 8, 9, 10)  # the rotation block of a flat row-major 4 × 4
+
+
+class IkResult(NamedTuple):
+    """One IK step.
+
+    Attributes:
+        q: ``(n,)`` the solution [rad] (on failure: the unchanged model position).
+        ok: Whether the step is accepted.
+        reason: ``""``, or why not: ``qp_failure``, ``non_finite`` or ``not_converged``.
+        position_error: End-effector distance to the target after the step [m].
+        orientation_error: End-effector angle to the target after the step [rad].
+    """
+
+    q: np.ndarray
+    ok: bool
+    reason: str
+    position_error: float
+    orientation_error: float
+
+
+class ArmIk:
+    """The QP IK of one arm.
+
+    Args:
+        urdf_text: The arm's chain as URDF text.
+        joints: The arm's joint names in the URDF, in command order.
+        ee_frame: The end-effector frame (a link of the URDF).
+        dt: Control period [s] (Placo's ``solver.dt``).
+        max_speed: ``(n,)`` joint speed limits [rad/s] (Placo's velocity limits).
+        posture: ``(n,)`` the posture task's joint positions [rad] (the initial pose).
+        cfg: Task weights and the convergence tolerance.
+
+    Raises:
+        ConfigError: Placo cannot load the URDF.
+        UnknownNameError: ``ee_frame`` is not a frame of the URDF.
+    """
+
+    def __init__(
+        self,
+        urdf_text: str,
+        joints: Sequence[str],
+        ee_frame: str,
+        dt: float,
+        max_speed: npt.ArrayLike,
+        posture: npt.ArrayLike,
+        cfg: IkCfg | None = None,
+    ) -> None:
+        import placo
+
+        self.cfg = cfg or IkCfg()
+        self.joints = tuple(joints)
+        self.ee_frame = ee_frame
+        try:
+            self.robot = placo.RobotWrapper("", placo.Flags.ignore_collisions, urdf_text)
+        except (RuntimeError, ValueError) as e:
+            raise ConfigError(f"Placo cannot load the IK model: {e}; check the URDF") from e
+        frames = list(self.robot.frame_names())
+        if ee_frame not in frames:
+            raise UnknownNameError("end-effector frame", ee_frame, frames, "set ee_frame")
+        self._idx = np.array([self.robot.get_joint_offset(n) for n in self.joints])
+        limits = np.array([self.robot.get_joint_limits(n) for n in self.joints])  # (n, 2)
+        self.lower, self.upper = limits[:, 0].copy(), limits[:, 1].copy()
+        for n, v in zip(self.joints, np.asarray(max_speed, dtype=float), strict=True):
+            self.robot.set_velocity_limit(n, float(v))
+        self._solver(dt, np.asarray(posture, dtype=float))
+        self.set_q(np.clip(posture, self.lower, self.upper))
+
+    def _solver(self, dt: float, posture: np.ndarray) -> None:
+        import placo
+
+        c = self.cfg
+        s = placo.KinematicsSolver(self.robot)
+        s.mask_fbase(True)
+        s.dt = dt
+        s.enable_joint_limits(True)
+        s.enable_velocity_limits(True)
+        s.add_regularization_task(c.regularization)
+        self._task = s.add_frame_task(self.ee_frame, np.eye(4))
+        self._task.configure("ee", "soft", c.position_weight, c.orientation_weight)
+        posture_task = s.add_joints_task()
+        posture_task.set_joints({n: float(v) for n, v in zip(self.joints, posture, strict=True)})
+        posture_task.configure("posture", "soft", c.posture_weight)
+        self.solver = s
+
+    @property
+    def q(self) -> np.ndarray:
+        """``(n,)`` the model's joint positions [rad]."""
+        return self.robot.state.q[self._idx]
+
+    def set_q(self, q: npt.ArrayLike) -> None:
+        """Move the model to ``q`` [rad] (synced to feedback, or to the last command)."""
+        full = self.robot.state.q
+        full[self._idx] = np.asarray(q, dtype=float)
+        self.robot.state.q = full
+        self.robot.update_kinematics()
+
+    def ee_pose(self) -> Pose:
+        """The end effector's pose of the model's current position (world frame)."""
+        return matrix_to_pose(self.robot.get_T_world_frame(self.ee_frame))
+
+    def fk(self, q: npt.ArrayLike) -> Pose:
+        """The end-effector pose at ``q`` (the model is left at ``q``)."""
+        self.set_q(q)
+        return self.ee_pose()
+
+    def _errors(self, target: list[float]) -> tuple[float, float]:
+        """Squared position error [m²] and ``3 − tr(R_targetᵀ R)`` (= 4 sin²(θ/2)) of the EE.
+
+        ``target`` is ``T_target`` as a flat list (row-major 4 × 4): plain floats are faster
+        than NumPy for 16 numbers.
+        """
+        T = self.robot.get_T_world_frame(self.ee_frame).ravel().tolist()
+        dx, dy, dz = T[3] - target[3], T[7] - target[7], T[11] - target[11]
+        tr = sum(T[i] * target[i] for i in _ROT)
+        return dx * dx + dy * dy + dz * dz, 3.0 - tr
+
+    def _cost(self, e: tuple[float, float]) -> float:
+        """The frame task's weighted error (position [m²], orientation ≈ θ² [rad²])."""
+        return self.cfg.position_weight * e[0] + self.cfg.orientation_weight * e[1]
+
+    def solve(self, target: Pose) -> IkResult:
+        """One QP step towards ``target``; the model moves only if the step is accepted."""
+        q0 = self.q
+        T_target = pose_to_matrix(target)
+        self._task.T_world_frame = T_target
+        flat = T_target.ravel().tolist()
+        before = self._cost(self._errors(flat))
+        try:
+            self.solver.solve(True)
+        except RuntimeError:
+            return self._reject(q0, "qp_failure", flat)
+        q = self.q
+        if not math.isfinite(float(q.sum())):
+            return self._reject(q0, "non_finite", flat)
+        self.robot.update_kinematics()
+        e = self._errors(flat)
+        if self._cost(e) > before * (1.0 + self.cfg.divergence_rtol) + self.cfg.divergence_atol:
+            return self._reject(q0, "not_converged", flat)
+        return IkResult(q, True, "", *_metric(e))
+
+    def _reject(self, q0: np.ndarray, reason: str, target: list[float]) -> IkResult:
+        self.set_q(q0)
+        return IkResult(q0, False, reason, *_metric(self._errors(target)))
+
+
+def _metric(e: tuple[float, float]) -> tuple[float, float]:
+    """:meth:`ArmIk._errors` → position error [m] and orientation error θ [rad]."""
+    s = math.sqrt(max(0.0, e[1]) / 4.0)
+    return math.sqrt(e[0]), 2.0 * math.asin(min(1.0, s))

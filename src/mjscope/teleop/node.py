@@ -1,0 +1,303 @@
+"""One arm's teleop chain, one :meth:`TeleopArm.step` per control cycle.
+
+XR controller → reset (primary button: X left, A right) → clutch (grip) → target →
+workspace and Cartesian speed limits → Placo QP IK → joint position/speed/acceleration limits
+→ adapter → ``joint_states`` (the adapter's feedback) and ``joint_target`` (the command sent).
+
+Safety: no XR data for ``xr_timeout_s`` or a grip released → hold; no feedback for
+``feedback_timeout_s``, a controller error or a failed send → a latched safe stop (the arm
+brakes to rest within its limits, then nothing more is sent); an IK step that fails or does
+not converge → hold the last good command. "Hold" always brakes within ``joint_max_acc``, so
+every command — stops included — is finite and within every limit. After an XR timeout, and
+after a reset of an arm whose adapter requires it (the real one), the grip must be released
+before the arm moves again. A mock reset drops the anchors and, with the grip still held,
+re-anchors on the next cycle: teleop goes on from the reset pose without a jump.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from mjscope.bridge.transport.base import Transport
+from mjscope.rig import SideCfg
+from mjscope.teleop.adapters.base import AdapterError, ArmAdapter, Feedback
+from mjscope.teleop.clutch import Clutch
+from mjscope.teleop.ik import ArmIk
+from mjscope.teleop.joint_limits import JointLimiter, JointStep
+from mjscope.teleop.limits import CartesianLimiter, Workspace
+from mjscope.teleop.poses import Pose, canonical
+from mjscope.teleop.publish import ArmPublisher
+from mjscope.teleop.stats import ArmStats
+from mjscope.teleop.xr.base import ControllerState
+from mjscope.teleop.xr_input import XrInput
+
+logger = logging.getLogger(__name__)
+
+#: Arm states, as reported per cycle.
+STATES = ("waiting_xr", "idle", "engaged", "xr_timeout", "needs_release", "stopped", "reset")
+
+
+class Cycle(NamedTuple):
+    """What one cycle of one arm did (a row of ``--log``).
+
+    Attributes:
+        t: Time [s].
+        state: One of :data:`STATES`.
+        grip: Grip value (NaN without XR data).
+        trigger: Trigger value (NaN without XR data).
+        target: The limited end-effector target, or ``None`` when not engaged.
+        q: ``(n,)`` the command sent [rad].
+    """
+
+    t: float
+    state: str
+    grip: float
+    trigger: float
+    target: Pose | None
+    q: np.ndarray
+
+
+class TeleopArm:
+    """The teleop chain of one arm.
+
+    Args:
+        side: Side name (``left`` / ``right``).
+        cfg: The side's config (limits, clutch, timeouts, topics).
+        ik: The arm's IK (model joints in ``cfg.joint_names`` order).
+        adapter: The arm (mock or real), not connected yet.
+        transport: Where ``joint_states`` / ``joint_target`` go (``None``: nowhere).
+    """
+
+    def __init__(
+        self,
+        side: str,
+        cfg: SideCfg,
+        ik: ArmIk,
+        adapter: ArmAdapter,
+        transport: Transport | None = None,
+    ) -> None:
+        self.side, self.cfg, self.ik, self.adapter = side, cfg, ik, adapter
+        self.dt = 1.0 / cfg.control_rate_hz
+        self.clutch = Clutch(cfg.scale_factor, cfg.grip_threshold)
+        self.workspace = Workspace.from_side(cfg)
+        self.cartesian = CartesianLimiter(
+            self.workspace, cfg.max_linear_speed, cfg.max_orientation_speed, self.dt
+        )
+        self.joints = JointLimiter(
+            ik.lower, ik.upper, cfg.joint_speed_limits(), cfg.joint_acc_limits(), self.dt, ik.q
+        )
+        self.stats = ArmStats()
+        self.stopped = ""  # why the arm is in a latched safe stop ("" while it is not)
+        self.needs_release = False
+        self.initial_ee: Pose | None = None
+        self._prev_target: Pose | None = None
+        self.xr = XrInput(cfg.xr_timeout_s)
+        self.out = ArmPublisher(transport, cfg)
+
+    # -- start-up -------------------------------------------------------------------------
+
+    def start(self, now: float) -> None:
+        """Connect the adapter, sync to its first feedback and publish one state frame.
+
+        Raises:
+            AdapterError: The arm cannot be reached or sends no feedback.
+        """
+        self.adapter.connect()
+        fb = self.adapter.feedback(now)
+        if fb is None:
+            raise AdapterError(f"{self.side} arm: connected but sent no joint feedback")
+        self._sync(fb.q)
+        self.initial_ee = self.ik.ee_pose()
+        self._publish(fb, self.joints.q)
+
+    def _sync(self, q: np.ndarray) -> None:
+        self.joints.reset(q)
+        self.ik.set_q(self.joints.q)
+
+    # -- one cycle ------------------------------------------------------------------------
+
+    def step(self, now: float, ctrl: ControllerState | None) -> Cycle:
+        """Run one control cycle.
+
+        Args:
+            now: Time [s], the clock the adapter's feedback is stamped on.
+            ctrl: This side's controller if a new XR frame arrived this cycle, else ``None``.
+
+        Returns:
+            What the cycle did.
+        """
+        self.stats.cycle(now)
+        fb = self._feedback(now)
+        self._check_feedback(now, fb)
+        if self.stopped:
+            return self._stopped_cycle(now, fb)
+        ctrl = self._xr(now, ctrl)
+        if ctrl is not None and self.xr.primary_pressed(ctrl):
+            return self._reset(now, ctrl)
+        target: Pose | None = None
+        if self._engaged(ctrl, fb):
+            assert ctrl is not None
+            step, target = self._track(ctrl)
+            state = "engaged"
+        else:
+            step, state = self._hold(fb), self._idle_state()
+        sent = self._send(step, now)
+        self._publish(self._feedback(now), step.q if sent else None)
+        return self._record(now, state, ctrl, target, step.q)
+
+    def _feedback(self, now: float) -> Feedback | None:
+        """The adapter's feedback; a lost one (the adapter raises) is a safe stop."""
+        try:
+            return self.adapter.feedback(now)
+        except AdapterError as e:
+            if not self.stopped:
+                self.stats.feedback_timeouts += 1
+                self._stop(f"feedback lost: {e}")
+            return None
+
+    def _check_feedback(self, now: float, fb: Feedback | None) -> None:
+        if self.stopped:
+            return
+        if fb is None or now - fb.stamp > self.cfg.feedback_timeout_s:
+            self.stats.feedback_timeouts += 1
+            self._stop(f"no joint feedback for over {self.cfg.feedback_timeout_s:g} s")
+        elif fb.err:
+            self._stop(f"the arm controller reports error {fb.err:#x}")
+        elif not math.isfinite(float(fb.q.sum())):
+            self._stop("the arm's feedback holds a non-finite angle")
+
+    def _stop(self, why: str) -> None:
+        self.stopped = why
+        self.clutch.release()
+        logger.error("%s arm: safe stop: %s", self.side, why)
+
+    def _stopped_cycle(self, now: float, fb: Feedback | None) -> Cycle:
+        """Brake to rest (still within the limits), then send nothing more."""
+        sent = False
+        if not self.joints.at_rest:
+            sent = self._send(self.joints.brake(), now)
+        self._publish(fb, self.joints.q if sent else None)
+        return self._record(now, "stopped", None, None, self.joints.q)
+
+    def _xr(self, now: float, ctrl: ControllerState | None) -> ControllerState | None:
+        """The controller state to act on; a new XR timeout releases the clutch and holds."""
+        was = self.xr.timed_out
+        ctrl = self.xr.update(now, ctrl)
+        if self.xr.timed_out and not was:
+            self.stats.xr_timeouts += 1
+            self.needs_release = True
+            self.clutch.release()
+            logger.warning(
+                "%s arm: no XR data for %.3f s: holding", self.side, self.xr.silent_for(now)
+            )
+        return ctrl
+
+    def _idle_state(self) -> str:
+        if self.xr.timed_out:
+            return "xr_timeout"
+        if not self.xr.ever:
+            return "waiting_xr"
+        return "needs_release" if self.needs_release else "idle"
+
+    def _engaged(self, ctrl: ControllerState | None, fb: Feedback | None) -> bool:
+        pressed = ctrl is not None and self.clutch.pressed(ctrl.grip)
+        if not pressed:
+            self.needs_release = self.needs_release and self.xr.timed_out
+            self.clutch.release()
+            return False
+        if self.needs_release:
+            return False
+        if not self.clutch.anchored and not self.workspace.contains(self.ik.ee_pose().p):
+            self.stats.engage_refused += 1
+            self.needs_release = True
+            logger.warning(
+                "%s arm: end effector at %s is outside the workspace: not engaging; move it inside "
+                "(or widen workspace_min/max) and press the grip again",
+                self.side,
+                np.round(self.ik.ee_pose().p, 3).tolist(),
+            )
+            return False
+        return True
+
+    def _track(self, ctrl: ControllerState) -> tuple[JointStep, Pose]:
+        was = self.clutch.anchored
+        raw = self.clutch.target(Pose(ctrl.pose[:3], canonical(ctrl.pose[3:7])), self.ik.ee_pose)
+        if not was or self._prev_target is None:
+            self._prev_target = self.clutch.anchor
+        assert self._prev_target is not None
+        self.stats.engaged_cycles += 1
+        limited = self.cartesian.limit(raw, self._prev_target)
+        self.stats.clamped(limited.clamps)
+        result = self.ik.solve(limited.pose)
+        if result.ok:
+            self._prev_target = limited.pose
+            step = self.joints.step(result.q)
+        else:
+            self.stats.ik_rejects[result.reason] += 1
+            step = self.joints.brake()
+        self.stats.clamped(step.clamps)
+        self.ik.set_q(step.q)
+        return step, limited.pose
+
+    def _hold(self, fb: Feedback | None) -> JointStep:
+        self.clutch.release()
+        self._prev_target = None
+        step = self.joints.brake()
+        if self.joints.at_rest and fb is not None:
+            self.ik.set_q(np.clip(fb.q, self.ik.lower, self.ik.upper))  # anchor on the real arm
+        else:
+            self.ik.set_q(step.q)
+        return step
+
+    def _reset(self, now: float, ctrl: ControllerState) -> Cycle:
+        """Reset the arm to its initial pose (the adapter decides how) and re-sync."""
+        self.clutch.release()
+        self._prev_target = None
+        try:
+            self.adapter.reset(now)
+        except AdapterError as e:
+            self._stop(f"reset failed: {e}")
+            return self._stopped_cycle(now, None)
+        fb = self._feedback(now)
+        self._sync(fb.q if fb is not None else self.adapter.initial_q)
+        self.needs_release = self.adapter.grip_release_after_reset
+        self.stats.resets += 1
+        logger.info("%s arm reset to its initial pose", self.side)
+        self._publish(fb, self.joints.q)
+        return self._record(now, "reset", ctrl, None, self.joints.q)
+
+    # -- output ---------------------------------------------------------------------------
+
+    def _send(self, step: JointStep, now: float) -> bool:
+        try:
+            self.adapter.send(step.q, now)
+        except AdapterError as e:
+            self._stop(f"command not sent: {e}")
+            self.joints.reset(self.joints.q)  # at rest: nothing more will be sent
+            return False
+        self.stats.commanded(step.v, step.acc)
+        return True
+
+    def _publish(self, fb: Feedback | None, q_cmd: np.ndarray | None) -> None:
+        self.out.publish(fb.q if fb is not None else None, q_cmd)
+
+    def _record(
+        self,
+        now: float,
+        state: str,
+        ctrl: ControllerState | None,
+        target: Pose | None,
+        q: np.ndarray,
+    ) -> Cycle:
+        grip = ctrl.grip if ctrl is not None else float("nan")
+        trigger = ctrl.trigger if ctrl is not None else float("nan")
+        return Cycle(now, state, grip, trigger, target, q)
+
+    def close(self) -> None:
+        """Close the adapter and the publishers (never moves the arm)."""
+        self.adapter.close()
+        self.out.close()

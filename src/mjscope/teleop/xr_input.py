@@ -1,0 +1,60 @@
+"""One arm's view of the XR input: the controller state to act on, timeouts, button edges."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from mjscope.teleop.xr.base import ControllerState
+
+
+class XrInput:
+    """Tracks one side's controller between XR frames.
+
+    Between frames the last state stays in force (XR rarely arrives exactly at the control
+    rate); after ``timeout_s`` without a frame the input has timed out until the next one. A
+    frame with a non-finite pose counts as no frame.
+
+    Args:
+        timeout_s: The side's ``xr_timeout_s`` [s].
+
+    Attributes:
+        ever: Whether a frame has arrived yet.
+        timed_out: Whether the input is in a timeout now.
+        timeouts: How many timeouts began.
+    """
+
+    def __init__(self, timeout_s: float) -> None:
+        self.timeout_s = timeout_s
+        self.ever = False
+        self.timed_out = False
+        self.timeouts = 0
+        self._ctrl: ControllerState | None = None
+        self._last = -math.inf
+        self._primary = False
+
+    def update(self, now: float, ctrl: ControllerState | None) -> ControllerState | None:
+        """The state to act on at ``now`` given this cycle's new one (``None`` if none came).
+
+        Returns:
+            The newest state while fresh; ``None`` before the first frame and during a timeout.
+        """
+        if ctrl is not None and math.isfinite(float(np.sum(ctrl.pose))):
+            self._ctrl, self._last, self.ever, self.timed_out = ctrl, now, True, False
+            return ctrl
+        if self.ever and now - self._last > self.timeout_s:
+            if not self.timed_out:
+                self.timed_out = True
+                self.timeouts += 1
+            return None
+        return self._ctrl
+
+    def silent_for(self, now: float) -> float:
+        """Time since the last frame [s]."""
+        return now - self._last
+
+    def primary_pressed(self, ctrl: ControllerState) -> bool:
+        """A rising edge of the primary button (X left, A right) in a new state."""
+        pressed, self._primary = ctrl.primary and not self._primary, ctrl.primary
+        return pressed
