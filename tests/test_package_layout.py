@@ -26,6 +26,7 @@ SHARED = {
     "paths",
     "signals",
     "rig",
+    "lazy",
 }
 #: Feature packages: one per command; they import shared layers and themselves only.
 FEATURES = {"diagnose", "mirror", "hand", "teleop", "dock"}

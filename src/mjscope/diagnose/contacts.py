@@ -128,3 +128,13 @@ def solimp_width(model: mujoco.MjModel, g1: int, g2: int) -> float:
     else:
         mix = 0.0 if m1 < tiny else 1.0
     return mix * w1 + (1 - mix) * w2
+
+
+def deepest_per_pair(t: ContactTable, rows: np.ndarray) -> list[int]:
+    """The deepest contact of each geom pair among ``rows`` (indices into ``t``)."""
+    worst: dict[tuple[int, int], int] = {}
+    for k in rows.tolist():
+        key = (int(t.geom1[k]), int(t.geom2[k]))
+        if key not in worst or t.penetration[k] > t.penetration[worst[key]]:
+            worst[key] = k
+    return list(worst.values())

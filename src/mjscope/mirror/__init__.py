@@ -6,8 +6,7 @@ MuJoCo or an OpenGL stack.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from mjscope.lazy import lazy_exports
 
 _EXPORTS = {
     "Mirror": "mjscope.mirror.mirror",
@@ -26,7 +25,4 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(_EXPORTS[name]), name)
+__getattr__ = lazy_exports(__name__, _EXPORTS)

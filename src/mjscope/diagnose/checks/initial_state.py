@@ -6,7 +6,7 @@ import mujoco
 import numpy as np
 
 from mjscope.diagnose.checks.base import Finding
-from mjscope.diagnose.contacts import contact_dict, contact_table
+from mjscope.diagnose.contacts import contact_dict, contact_table, deepest_per_pair
 
 
 def self_collision_rule(model: mujoco.MjModel, data: mujoco.MjData) -> list[Finding]:
@@ -23,13 +23,8 @@ def self_collision_rule(model: mujoco.MjModel, data: mujoco.MjData) -> list[Find
     r1, r2 = root[body[t.geom1]], root[body[t.geom2]]
     hit = (t.geom1 >= 0) & (t.geom2 >= 0) & (r1 == r2) & (r1 != 0)
     hit &= (t.penetration > 0) & (t.exclude == 0)
-    worst: dict[tuple[int, int], int] = {}
-    for k in np.flatnonzero(hit).tolist():
-        key = (int(t.geom1[k]), int(t.geom2[k]))
-        if key not in worst or t.penetration[k] > t.penetration[worst[key]]:
-            worst[key] = k
     out = []
-    for k in worst.values():
+    for k in deepest_per_pair(t, np.flatnonzero(hit)):
         c = contact_dict(model, t, k)
         out.append(
             Finding(

@@ -10,7 +10,7 @@ import mujoco
 import numpy as np
 
 from mjscope.diagnose.checks.base import Finding
-from mjscope.diagnose.contacts import contact_dict, contact_table
+from mjscope.diagnose.contacts import contact_dict, contact_table, deepest_per_pair
 from mjscope.diagnose.probes.contacts import ROLLING_FRACTION
 from mjscope.diagnose.rollout import RolloutResult
 
@@ -55,13 +55,8 @@ def rest_penetration_rule(model: mujoco.MjModel, result: RolloutResult) -> list[
         return []
     t = contact_table(model, result.final_data)
     allowed = np.maximum(PENETRATION_FRACTION * t.size, t.width)
-    worst: dict[tuple[int, int], int] = {}
-    for k in np.flatnonzero(t.penetration > allowed).tolist():
-        key = (int(t.geom1[k]), int(t.geom2[k]))
-        if key not in worst or t.penetration[k] > t.penetration[worst[key]]:
-            worst[key] = k
     out = []
-    for k in worst.values():
+    for k in deepest_per_pair(t, np.flatnonzero(t.penetration > allowed)):
         c = contact_dict(model, t, k)
         out.append(
             Finding(
