@@ -1,7 +1,9 @@
 """Cyclone DDS transport: ROS 2 wire types and QoS, and the mirror across two processes.
 
 Cross-process tests use a separate publisher process that declares the ROS 2 types itself
-(independent of mjscope's declarations), on a per-run domain id away from 0.
+(independent of mjscope's declarations), on a per-run domain id away from 0. All traffic stays
+on the loopback interface: mjscope's transports run with ``localhost_only``, the plain
+Cyclone DDS publisher with a loopback ``CYCLONEDDS_URI``.
 """
 
 from __future__ import annotations
@@ -30,6 +32,10 @@ from tests.utils import assert_close
 
 DOMAIN = 101 + os.getpid() % 120  # one domain per test run; never the default 0
 DISCOVERY_S = 20.0  # generous: the machine is shared
+LOOPBACK_URI = (  # for the plain Cyclone DDS publisher process
+    '<CycloneDDS><Domain><General><Interfaces><NetworkInterface address="127.0.0.1" '
+    'multicast="true"/></Interfaces></General></Domain></CycloneDDS>'
+)
 
 PUBLISHER = r"""
 import sys, time
@@ -123,7 +129,7 @@ def wait_for(cond: Callable[[], bool], timeout: float = DISCOVERY_S) -> bool:
 
 
 def test_in_process_joint_states_and_string_commands() -> None:
-    with make_transport("dds", domain_id=DOMAIN) as t:
+    with make_transport("dds", domain_id=DOMAIN, localhost_only=True) as t:
         sub = t.subscriber("/test/cmd", str)
         js_sub = t.subscriber("/test/js", JointState)
         pub, js_pub = t.publisher("/test/cmd", str), t.publisher("/test/js", JointState)
@@ -151,6 +157,7 @@ def publishers() -> Iterator[Callable[..., subprocess.Popen]]:
             [sys.executable, "-c", PUBLISHER, str(DOMAIN), str(base), mode],
             stdout=subprocess.PIPE,
             text=True,
+            env={**os.environ, "CYCLONEDDS_URI": LOOPBACK_URI},
         )
         procs.append(p)
         assert p.stdout is not None and p.stdout.readline().strip() == "ready"
@@ -173,7 +180,7 @@ def test_mirror_across_processes_holds_pose_and_warns_on_second_publisher(
     left = [f"left_joint{i}" for i in range(1, 8)]
     right = [f"right_joint{i}" for i in range(1, 8)]
     render = RenderCfg(stale_after_s=0.3, publisher_check_interval_s=0.05)
-    with DdsTransport(domain_id=DOMAIN) as bus:
+    with DdsTransport(domain_id=DOMAIN, localhost_only=True) as bus:
         mirror = Mirror(model, data, load_rig_cfg(), render, bus)
 
         def after_update(cond: Callable[[], bool]) -> Callable[[], bool]:
@@ -215,7 +222,7 @@ def test_every_transport_keeps_the_contract(kind: str) -> None:
     from mjscope.bridge.transport import TRANSPORTS
 
     assert kind in TRANSPORTS
-    opts = {"domain_id": DOMAIN} if kind == "dds" else {}
+    opts = {"domain_id": DOMAIN, "localhost_only": True} if kind == "dds" else {}
     with make_transport(kind, **opts) as t:
         sub = t.subscriber("/contract/js", JointState, depth=3)
         pub = t.publisher("/contract/js", JointState)
@@ -244,3 +251,50 @@ def test_every_transport_keeps_the_contract(kind: str) -> None:
         assert wait_for(lambda: sub.publisher_count() == 0)
         sub.close()
         assert sub.take() == []
+
+
+MJ_PUBLISHER = r"""
+import sys, time
+from mjscope.bridge.messages import JointState, Stamp
+from mjscope.bridge.transport.dds import DdsTransport
+with DdsTransport(int(sys.argv[1]), localhost_only=True) as t:
+    sides = ("left", "right")
+    pubs = {s: t.publisher(f"/xr_rm/{s}_rm75/joint_states", JointState) for s in sides}
+    print("ready", flush=True)
+    while True:
+        for s, p in pubs.items():
+            names = [f"{s}_joint{i}" for i in range(1, 8)]
+            p.publish(JointState(Stamp.now(), "", names, [0.1] * 7))
+        time.sleep(0.01)
+"""
+
+
+def test_report_publisher_count_is_what_dds_says_when_the_report_is_written() -> None:
+    """A killed publisher (no goodbye) is gone from the report within its lease, not ~10 s."""
+    from mjscope.bridge.transport.dds_config import LEASE_S
+
+    model = load("dual_rm75")
+    rig = load_rig_cfg()
+    never = RenderCfg(publisher_check_interval_s=1e9)  # no interval refresh could help
+    with DdsTransport(domain_id=DOMAIN, localhost_only=True) as bus:
+        mirror = Mirror(model, mujoco.MjData(model), rig, never, bus)
+        p = subprocess.Popen(
+            [sys.executable, "-c", MJ_PUBLISHER, str(DOMAIN)], stdout=subprocess.PIPE, text=True
+        )
+        try:
+            assert p.stdout is not None and p.stdout.readline().strip() == "ready"
+            assert wait_for(lambda: (mirror.update(), mirror.ready)[1]), "no frames"
+
+            def counts() -> list[int]:
+                return [t["publisher_count"] for t in mirror.report()["topics"].values()]
+
+            assert counts() == [1, 1]
+        finally:
+            p.send_signal(signal.SIGKILL)
+            p.wait(timeout=10)
+        killed = time.monotonic()
+        assert wait_for(lambda: counts() == [0, 0], timeout=LEASE_S + 5.0)  # report() only
+        gone_after = time.monotonic() - killed
+        assert gone_after < LEASE_S + 1.5, f"the report said 1 publisher {gone_after:.1f} s on"
+        rep = mirror.report()["topics"]
+        assert all(t["max_publisher_count"] == 1 for t in rep.values())

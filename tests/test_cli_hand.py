@@ -1,4 +1,5 @@
 import json
+import re
 import time
 
 import pytest
@@ -154,3 +155,20 @@ def test_abbreviations_are_errors_and_isaac_slew_is_explained(capsys) -> None:
     with pytest.raises(SystemExit) as e:  # a prefix of --penetration-tol is not that option
         main(["hand", "--penetration", "0.01", "--track-test"])
     assert e.value.code == 2 and "unrecognized arguments: --penetration" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ("index_pip: 300\n", r"angle \[rad\] 300 outside"),
+        ("index_pip: -5\n", r"target -5 rad for 'index_pip' is outside its range \[0, 1.57\]"),
+        ("index_pip: .nan\n", r"index_pip: nan is not a finite number"),
+    ],
+)
+def test_out_of_range_command_values_are_rejected_not_clamped(text, match, tmp_path, capsys):
+    # The same rule as a nominal frame on the bus: beyond the joint's range is a mistake.
+    cmd = tmp_path / "pose.yaml"
+    cmd.write_text(text)
+    assert main(["hand", "--command", str(cmd)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and re.search(match, err), err

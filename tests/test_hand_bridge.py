@@ -168,6 +168,8 @@ BAD_NOMINAL = [
     (JointState(name=["index_pip"], position=[math.inf]), "non_finite"),
     (JointState(name=["index_pipx"], position=[0.1]), "unknown"),
     (JointState(name=["index_pip"], position=[30.0]), "out_of_range"),  # degrees sent as rad
+    (JointState(name=["index_pip"], position=[-5.0]), "out_of_range"),  # beyond [0, 1.57] rad
+    (JointState(name=["index_pip", "ring_pip"], position=[0.5, 1.9]), "out_of_range"),  # whole
     (JointState(name=["index_pip", "index_pip"], position=[0.1, 0.2]), "duplicate"),
     (JointState(name=["index_pip"], position=[]), "empty_position"),
 ]

@@ -7,7 +7,8 @@
    positions written to pre-resolved ``qpos`` addresses, then ``mj_forward``. (A forward of an
    unchanged ``qpos`` is ~2x cheaper thanks to warm caches; it is shown in the note.)
    Targets: ≥ 20 000 frames/s and ≤ 3× the bare cost.
-2. DDS loopback (Cyclone DDS, ROS 2 wire format): a separate publisher process sends both
+2. DDS loopback (Cyclone DDS, ROS 2 wire format, ``localhost_only`` on both sides so nothing
+   leaves the machine): a separate publisher process sends both
    arms' ``joint_states`` at 2×90 Hz and 2×1 kHz; the receiver measures latency (receive wall
    time − header stamp) p50/p99 and loss. Targets: p99 < 5 ms; no loss at 90 Hz.
 """
@@ -35,7 +36,7 @@ from mjscope.bridge.messages import JointState, Stamp
 from mjscope.bridge.transport.dds import DdsTransport
 domain, rate, duration = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
 topics = sys.argv[4:]
-with DdsTransport(domain_id=domain) as t:
+with DdsTransport(domain_id=domain, localhost_only=True) as t:
     pubs = [t.publisher(tp, JointState) for tp in topics]
     deadline = time.monotonic() + 20.0
     while not all(p.subscriber_count() > 0 for p in pubs) and time.monotonic() < deadline:
@@ -130,7 +131,7 @@ def bench_dds(rate: float, duration: float, domain: int) -> list[dict[str, Any]]
     topics = ["/bench/left_rm75/joint_states", "/bench/right_rm75/joint_states"]
     lat: list[float] = []
     seen: dict[str, set[str]] = {tp: set() for tp in topics}
-    t = DdsTransport(domain_id=domain)
+    t = DdsTransport(domain_id=domain, localhost_only=True)
     with t:
         subs = [t.subscriber(tp, JointState, depth=1000) for tp in topics]
         cmd = [sys.executable, "-c", PUBLISHER, str(domain), str(rate), str(duration), *topics]

@@ -4,7 +4,7 @@ No feature logic lives here: a feature subscribes to topics through a :class:`Tr
 validates each :class:`JointState` whole and keeps what it needs.
 """
 
-from mjscope.bridge.messages import JointState, Stamp
+from mjscope.bridge.messages import JointState, Stamp, UndecodableSample
 from mjscope.bridge.transport import make_transport, transport_options
 from mjscope.bridge.transport.base import Publisher, Subscriber, Transport
 from mjscope.bridge.validation import InvalidFrame, ValidFrame, validate_joint_state
@@ -16,6 +16,7 @@ __all__ = [
     "Stamp",
     "Subscriber",
     "Transport",
+    "UndecodableSample",
     "ValidFrame",
     "make_transport",
     "transport_options",

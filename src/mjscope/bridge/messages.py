@@ -64,3 +64,22 @@ class JointState:
     def copy(self) -> JointState:
         """A deep copy (transports hand each subscriber its own)."""
         return copy.deepcopy(self)
+
+
+@dataclass(frozen=True)
+class UndecodableSample:
+    """A sample that arrived but could not be decoded into a message.
+
+    A transport hands it out in place of the message, in arrival order, so that a consumer
+    counts it like any other rejected frame: :func:`~mjscope.bridge.validation.validate_joint_state`
+    rejects it with its ``reason``.
+
+    Attributes:
+        reason: ``undecodable`` (malformed CDR, a string that is not UTF-8) or ``too_large``.
+        detail: What was wrong (short; never the sample's content).
+        size: The sample's size [bytes].
+    """
+
+    reason: str
+    detail: str
+    size: int

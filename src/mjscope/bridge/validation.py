@@ -15,14 +15,15 @@ from typing import NamedTuple
 
 import numpy as np
 
-from mjscope.bridge.messages import JointState, Stamp
+from mjscope.bridge.messages import JointState, Stamp, UndecodableSample
 from mjscope.exceptions import MjscopeError
 
 logger = logging.getLogger(__name__)
 
 REJECT_REASONS = (
+    "undecodable",  # the transport could not decode the sample (bad CDR, names not UTF-8)
     "bad_type",  # not a JointState, or fields of the wrong kind
-    "too_large",  # more entries than max_joints
+    "too_large",  # more entries than max_joints, or a sample over the transport's byte limit
     "wrong_count",  # more names than expected joints
     "duplicate",  # a name appears twice
     "unknown",  # a name not among the expected ones
@@ -91,6 +92,8 @@ def validate_joint_state(
     fast = _fast_accept(msg, expected, require_all, max_joints)
     if fast is not None:
         return fast
+    if isinstance(msg, UndecodableSample):
+        raise InvalidFrame(msg.reason, msg.detail)
     if not isinstance(msg, JointState):
         raise InvalidFrame("bad_type", f"expected JointState, got {type(msg).__name__}")
     arrays = (msg.name, msg.position, msg.velocity, msg.effort)

@@ -5,6 +5,10 @@ applied targets toward the goal (rad/s, then mimic re-completed), write them —
 joints incl. mimic into ``qpos``, penetration projection, ``mj_forward``, never ``mj_step``; PD:
 actuator targets on the active joints, mimic by equality, ``mj_step`` at the physics rate — then
 recover from a non-finite state and publish the state at its own rate (50 Hz).
+
+A command sample the transport could not decode arrives as an
+:class:`~mjscope.bridge.messages.UndecodableSample` and is counted in ``rejects`` under its
+reason (``undecodable`` or ``too_large``), like every other rejected frame.
 """
 
 from __future__ import annotations
@@ -36,6 +40,8 @@ TOPIC_NOMINAL = "/g20/left/plan_nominal"
 TOPIC_STATE = "/sim/mujoco/g20/left/joint_state"
 TOPIC_SDK_STATE = "/g20/cb_left_hand_state"
 TOPIC_SDK_STATE_LEGACY = "/cb_left_hand_state"
+SUBSCRIBER_DEPTH = 1000  # unread commands kept between two steps (1 s at 1 kHz)
+RANGE_TOLERANCE_RAD = 0.1  # beyond a joint's range by more: rejected, not clamped [rad]
 
 
 @dataclass(frozen=True)
@@ -133,12 +139,21 @@ class HandBridge:
         Raises:
             UnknownNameError: A name is not a joint of the profile.
             MjscopeError: A target is not finite.
+            InvalidFrame: A target lies beyond its joint's range by more than
+                :data:`RANGE_TOLERANCE_RAD` (``out_of_range``: a unit or sign mistake, not a
+                target to clamp), on the bus and for ``--command`` alike.
         """
         for j, v in positions.items():
             if j not in self.hand.qadr:
                 raise UnknownNameError("hand joint", j, self.profile.all_joints)
             if not math.isfinite(v):
                 raise MjscopeError(f"target {v} for {j!r} is not finite; send a number [rad]")
+            lo, hi = self.hand.limits.get(j, (-math.inf, math.inf))
+            if not lo - RANGE_TOLERANCE_RAD <= v <= hi + RANGE_TOLERANCE_RAD:
+                raise InvalidFrame(
+                    "out_of_range",
+                    f"target {v:g} rad for {j!r} is outside its range [{lo:.4g}, {hi:.4g}] rad",
+                )
         self._set_goal(self._map.clamp(self._map.merge(self._goal, positions)))
 
     def _set_goal(self, q: np.ndarray) -> None:
@@ -159,6 +174,7 @@ class HandBridge:
         except InvalidFrame as e:
             self.rejects.reject(e)
             return False
+        self.commands_applied += 1
         return True
 
     # ---- the control step -----------------------------------------------------------------
@@ -273,13 +289,14 @@ class HandBridge:
             TOPIC_NOMINAL if self.cfg.plan_nominal else (TOPIC_CMD_LEGACY if legacy else TOPIC_CMD)
         )
         self.command_topic = topic
-        self.rejects = RejectCounter(topic)
+        self.rejects = RejectCounter(topic)  # undecodable samples included (by reason)
+        self.commands_applied = 0  # command frames that set the goal
         self._sub: Subscriber | None = None
         self._state_pub: Publisher | None = None
         self._sdk_pub: Publisher | None = None
         if transport is None:
             return
-        self._sub = transport.subscriber(topic, JointState)
+        self._sub = transport.subscriber(topic, JointState, SUBSCRIBER_DEPTH)
         self._state_pub = transport.publisher(TOPIC_STATE, JointState)
         if self.cfg.publish_sdk_state:
             sdk_topic = TOPIC_SDK_STATE_LEGACY if legacy else TOPIC_SDK_STATE

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from mjscope.bridge.messages import JointState
+from mjscope.bridge.messages import JointState, UndecodableSample
 from mjscope.bridge.validation import InvalidFrame, validate_joint_state
 from mjscope.hand.mapping import RAW_MAX
 from mjscope.hand.profile import N_SLOTS, HandProfile
@@ -44,8 +44,11 @@ class CommandParser:
             ``(20,)`` raw values.
 
         Raises:
-            InvalidFrame: Bad type, unknown name, wrong length, non-finite or outside 0..255.
+            InvalidFrame: Undecodable, bad type, unknown name, wrong length, non-finite or
+                outside 0..255.
         """
+        if isinstance(msg, UndecodableSample):
+            raise InvalidFrame(msg.reason, msg.detail)
         if not isinstance(msg, JointState):
             raise InvalidFrame("bad_type", f"expected JointState, got {type(msg).__name__}")
         vals = np.full(N_SLOTS, RAW_MAX)
@@ -70,7 +73,8 @@ class CommandParser:
         """Radian targets by (profile) joint name from a nominal command.
 
         Raises:
-            InvalidFrame: Bad type, unknown name, length mismatch, non-finite or |q| > 2π.
+            InvalidFrame: Undecodable, bad type, unknown name, length mismatch, non-finite or
+                |q| > 2π.
         """
         frame = validate_joint_state(msg, list(self._alias), require_all=False, max_joints=64)
         _check_range(frame.position, -MAX_ABS_RAD, MAX_ABS_RAD, "angle [rad]")

@@ -55,10 +55,8 @@ def _nominal(text: str, data: dict[str, Any], profile: HandProfile) -> dict[str,
     try:
         return CommandParser(profile).nominal(msg)
     except InvalidFrame as e:
-        raise ConfigError(
-            f"{text}: {e}; give sdk: [{N_SLOTS} values] or joint: radians with joints from "
-            f"{', '.join(profile.all_joints)}"
-        ) from e
+        hint = f"use joints from {', '.join(profile.all_joints)}" if e.reason == "unknown" else ""
+        raise ConfigError(f"{text}: {e}; fix the file{'; ' + hint if hint else ''}") from e
 
 
 def _numbers(vals: list[Any]) -> bool:

@@ -12,7 +12,8 @@ from rich.table import Table
 
 from mjscope.bridge.transport import make_transport, transport_options
 from mjscope.bridge.transport.base import Transport
-from mjscope.exceptions import MjscopeError, OutputError
+from mjscope.bridge.validation import InvalidFrame
+from mjscope.exceptions import ConfigError, MjscopeError, OutputError
 from mjscope.hand.bridge import TOPIC_STATE, HandBridge, HandBridgeCfg
 from mjscope.hand.live import LiveOptions, run_live, snapshot
 from mjscope.hand.model import build_hand_model
@@ -177,7 +178,10 @@ def _track(cfg: HandCmdCfg, con: Console) -> int:
 
 def _command(cfg: HandCmdCfg, bridge: HandBridge, con: Console) -> int:
     assert cfg.pose is not None
-    rep = apply_command(bridge, parse_command(cfg.pose, bridge.profile))
+    try:
+        rep = apply_command(bridge, parse_command(cfg.pose, bridge.profile))
+    except InvalidFrame as e:  # e.g. beyond a joint's range: rejected as on the bus
+        raise ConfigError(f"--command {cfg.pose}: {e}; fix the pose") from e
     table = Table(title=f"--command {cfg.pose} ({cfg.mode})")
     for col in ("joint", "goal [rad]", "applied [rad]"):
         table.add_column(col, justify="left" if col == "joint" else "right")
@@ -218,6 +222,7 @@ def _live(cfg: HandCmdCfg, con: Console) -> int:
             "steps": steps,
             "wall_s": wall,
             "rejected": bridge.rejects.as_dict(),
+            "commands_applied": bridge.commands_applied,
             "recoveries": bridge.recoveries,
             "tracking_error_rad": err,
             "applied": bridge.positions(),

@@ -6,6 +6,11 @@ reaches ``qpos`` (coalescing), then ``mj_forward`` runs once; ``mj_step`` is nev
 MuJoCo invents no motion. Until every side has sent one valid frame the mirror is not ``ready``
 and says which side it waits for; a side that goes quiet keeps its last pose and is reported
 stale; more than one publisher on a state topic is warned about, naming the topic and count.
+
+Publisher counts are what the transport says at every update (and at report time while the run
+is on), never a value cached over an interval. A sample the transport could not decode arrives
+as an :class:`~mjscope.bridge.messages.UndecodableSample` and is counted like any rejected
+frame (reason ``undecodable`` or ``too_large``).
 """
 
 from __future__ import annotations
@@ -137,6 +142,7 @@ class Mirror:
                 for msg in s.sub.take():
                     self.ingest(name, msg, now)
             s.stats.sample(now)
+        self.refresh_publishers()
         changed = self._apply_pending()
         if changed:
             mujoco.mj_forward(self.model, self.data)
@@ -163,7 +169,7 @@ class Mirror:
             self._watch_stale(s, now)
         if now - self._last_pub_check >= self.cfg.publisher_check_interval_s:
             self._last_pub_check = now
-            self.check_publishers(now)
+            self._warn_publishers(now)
 
     def _report_waiting(self) -> None:
         for name in self.missing_sides():
@@ -190,15 +196,25 @@ class Mirror:
             logger.info("side %r (%s): frames again", s.name, s.stats.topic)
         s.stale = stale
 
+    def refresh_publishers(self) -> None:
+        """Ask the transport how many publishers each state topic has now (a cheap query)."""
+        for s in self.sides.values():
+            if s.sub is not None:
+                st = s.stats
+                st.publishers = s.sub.publisher_count()
+                st.max_publishers = max(st.max_publishers, st.publishers)
+
     def check_publishers(self, now: float | None = None) -> None:
         """Refresh publisher counts; warn when a state topic has more than one publisher."""
-        now = self._clock() if now is None else now
+        self.refresh_publishers()
+        self._warn_publishers(self._clock() if now is None else now)
+
+    def _warn_publishers(self, now: float) -> None:
         for s in self.sides.values():
             if s.sub is None:
                 continue
-            n = s.sub.publisher_count()
             st = s.stats
-            st.publishers, st.max_publishers = n, max(st.max_publishers, n)
+            n = st.publishers
             last_n, last_t = self._pub_warned.get(st.topic, (1, -math.inf))
             if n > 1 and (n != last_n or now - last_t >= 10.0):
                 logger.warning(
@@ -226,6 +242,7 @@ class Mirror:
                 s.stale,
                 s.stats.publishers,
                 math.inf if s.stats.last_stamp is None else wall - s.stats.last_stamp,
+                s.stats.rejects.as_dict(),
             )
             for n, s in self.sides.items()
         ]
@@ -241,10 +258,16 @@ class Mirror:
     def report(self, now: float | None = None, wall_now: float | None = None) -> dict[str, Any]:
         """The run report: per topic counts, rates and ages; final joint positions by name.
 
+        ``publisher_count`` is what the transport says now while the run is on, else what it
+        said at the run's last update (the transport may be closed by the time a report of a
+        finished run is written).
+
         Args:
             now: End of the run on the mirror's clock [s] (default: ``stopped_at`` or now).
             wall_now: Wall-clock time [s], to age header stamps.
         """
+        if self.stopped_at is None:
+            self.refresh_publishers()
         if now is None:
             now = self.stopped_at if self.stopped_at is not None else self._clock()
         wall = time.time() if wall_now is None else wall_now

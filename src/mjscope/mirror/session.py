@@ -120,7 +120,7 @@ def run_mirror(cfg: MirrorCmdCfg, con: Console) -> int:
             stop.set()
             if mocks is not None:
                 mocks.join(timeout=2.0)
-    report = mirror.report()
+        report = mirror.report()  # while the transport is open: DDS's publisher counts now
     if report_path is not None:
         write_json(report_path, report)
     print_summary(con, report, opts, report_path, failed=len(errors) > 0)

@@ -30,6 +30,7 @@ class SideStatus(NamedTuple):
         publishers: Publishers seen on the topic.
         stamp_age_s: Wall-clock time minus the newest valid frame's header stamp [s]
             (``inf`` before the first): how old the mirrored pose is.
+        rejected_by_reason: Rejected frames so far by reason (``undecodable`` included).
     """
 
     side: str
@@ -41,6 +42,7 @@ class SideStatus(NamedTuple):
     stale: bool
     publishers: int
     stamp_age_s: float
+    rejected_by_reason: dict[str, int]
 
 
 class MirrorSide:

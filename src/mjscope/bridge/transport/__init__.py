@@ -16,7 +16,8 @@ def make_transport(kind: str, **options: Any) -> Transport:
 
     Args:
         kind: ``inproc`` or ``dds``.
-        **options: Passed to the implementation (e.g. ``domain_id`` for ``dds``).
+        **options: Passed to the implementation (``domain_id`` and ``localhost_only`` for
+            ``dds``; see :func:`transport_options`).
 
     Returns:
         The transport.
@@ -35,28 +36,41 @@ def make_transport(kind: str, **options: Any) -> Transport:
     raise UnknownNameError("transport", kind, TRANSPORTS)
 
 
-def transport_options(kind: str, domain_id: int | None) -> dict[str, Any]:
+def transport_options(
+    kind: str, domain_id: int | None, localhost_only: bool | None = None
+) -> dict[str, Any]:
     """Keyword arguments for ``make_transport(kind, ...)`` from the bus options of a command.
 
     Args:
         kind: ``inproc`` or ``dds``.
         domain_id: ``--domain-id``; ``None`` falls back to ``ROS_DOMAIN_ID`` (default 0), as a
             ROS 2 node does.
+        localhost_only: ``--localhost-only``; ``None`` falls back to ``ROS_LOCALHOST_ONLY``
+            (true when it is ``1``), as a ROS 2 node does.
 
     Returns:
-        ``{"domain_id": n}`` for DDS, else nothing.
+        ``{"domain_id": n, "localhost_only": b}`` for DDS, else nothing.
 
     Raises:
         MjscopeError: ``ROS_DOMAIN_ID`` is set but not a number.
     """
     if kind != "dds":
         return {}
-    if domain_id is not None:
-        return {"domain_id": domain_id}
-    env = os.environ.get("ROS_DOMAIN_ID", "0").strip() or "0"
-    if not env.isdigit():
-        raise MjscopeError(f"ROS_DOMAIN_ID={env!r} is not a number; unset it or pass --domain-id")
-    return {"domain_id": int(env)}
+    if localhost_only is None:
+        localhost_only = localhost_only_from_env()
+    if domain_id is None:
+        env = os.environ.get("ROS_DOMAIN_ID", "0").strip() or "0"
+        if not env.isdigit():
+            raise MjscopeError(
+                f"ROS_DOMAIN_ID={env!r} is not a number; unset it or pass --domain-id"
+            )
+        domain_id = int(env)
+    return {"domain_id": domain_id, "localhost_only": bool(localhost_only)}
+
+
+def localhost_only_from_env() -> bool:
+    """Whether ``ROS_LOCALHOST_ONLY=1`` is set (ROS 2's switch for loopback-only DDS)."""
+    return os.environ.get("ROS_LOCALHOST_ONLY", "").strip() == "1"
 
 
 __all__ = [
@@ -64,6 +78,7 @@ __all__ = [
     "Publisher",
     "Subscriber",
     "Transport",
+    "localhost_only_from_env",
     "make_transport",
     "transport_options",
 ]

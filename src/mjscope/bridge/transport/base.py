@@ -27,10 +27,19 @@ class Subscriber(ABC):
 
     @abstractmethod
     def take(self) -> list[Any]:
-        """All messages received since the last call, oldest first (non-blocking)."""
+        """All messages received since the last call, oldest first (non-blocking).
+
+        A sample that arrived but could not be decoded is an
+        :class:`~mjscope.bridge.messages.UndecodableSample` in its place (network transports);
+        validation rejects it with its reason. ``take`` itself never raises for a bad sample.
+        """
 
     def poll(self) -> Any | None:
-        """The newest message received since the last call, or ``None`` (drops older ones)."""
+        """The newest message received since the last call, or ``None`` (drops older ones).
+
+        Like :meth:`take`, it may hand back an
+        :class:`~mjscope.bridge.messages.UndecodableSample`.
+        """
         msgs = self.take()
         return msgs[-1] if msgs else None
 

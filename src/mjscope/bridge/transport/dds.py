@@ -8,13 +8,24 @@ and Fast DDS use), so a ROS 2 Humble node can publish to or echo these topics.
 
 QoS: subscribers are best-effort (they match reliable *and* best-effort publishers), publishers
 are reliable (they reach reliable and best-effort subscribers); both volatile, keep-last.
+
+Received samples are untrusted: subscribers take them serialized and decode each one with the
+bounded decoders of :mod:`~mjscope.bridge.transport.cdr`, so one undecodable sample (a name
+that is not UTF-8, a sample far too large) becomes an
+:class:`~mjscope.bridge.messages.UndecodableSample` in its place (counted by the consumer like
+any rejected frame) instead of an exception that ends the take. Samples that are not even valid
+CDR (truncated, lengths beyond the payload) are dropped by Cyclone DDS itself before they reach
+the application: it logs a warning naming the topic, and mjscope cannot count them. Domains are
+configured by :mod:`~mjscope.bridge.transport.dds_config` (``localhost_only``, lease, size cap).
 """
 
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from typing import Any
 
+from cyclonedds._clayer import ddspy_take  # DataReader.take without its deserialization
 from cyclonedds.core import (
     DDSException,
     InstanceState,
@@ -26,19 +37,24 @@ from cyclonedds.core import (
     WaitSet,
 )
 from cyclonedds.domain import DomainParticipant
-from cyclonedds.internal import InvalidSample
+from cyclonedds.idl import IdlStruct
 from cyclonedds.pub import DataWriter
 from cyclonedds.sub import DataReader
 from cyclonedds.topic import Topic
 from cyclonedds.util import duration
 
+from mjscope.bridge.messages import UndecodableSample
 from mjscope.bridge.transport.base import Publisher, Subscriber, Transport
-from mjscope.bridge.transport.ros2_types import dds_topic_name, from_wire, to_wire, wire_type
+from mjscope.bridge.transport.cdr import DecodeError, decode
+from mjscope.bridge.transport.dds_config import acquire_domain, release_domain
+from mjscope.bridge.transport.ros2_types import dds_topic_name, to_wire, wire_type
 from mjscope.exceptions import MjscopeError
 
 logger = logging.getLogger(__name__)
 
 MAX_DOMAIN_ID = 232  # DDS port mapping limit for domain ids
+TAKE_CHUNK = 64  # samples taken from DDS at once: bounds the bytes held before decoding
+_ANY = SampleState.Any | ViewState.Any | InstanceState.Any
 
 
 def _qos(reliable: bool, depth: int) -> Qos:
@@ -83,33 +99,53 @@ class DdsSubscriber(Subscriber):
     """Best-effort, volatile, keep-last subscriber on one ROS 2 topic.
 
     Attributes:
-        decode_errors: Samples that could not be decoded (skipped).
+        rejected: Samples that could not be decoded, by reason (each was handed out as an
+            :class:`~mjscope.bridge.messages.UndecodableSample`).
     """
 
-    def __init__(self, reader: DataReader, topic: str, depth: int, waitset: WaitSet) -> None:
+    def __init__(
+        self, reader: DataReader, topic: str, wire: type[IdlStruct], depth: int, waitset: WaitSet
+    ) -> None:
         self._reader, self.topic, self._depth, self._open = reader, topic, depth, True
-        self.decode_errors = 0
+        self._wire = wire
+        self.rejected: Counter[str] = Counter()
         self._waitset = waitset
-        self._cond = ReadCondition(reader, SampleState.Any | ViewState.Any | InstanceState.Any)
+        self._cond = ReadCondition(reader, _ANY)
         waitset.attach(self._cond)  # wakes DdsTransport.wait_any
 
     def take(self) -> list[Any]:
-        """All samples received since the last call, oldest first (non-blocking)."""
+        """All samples received since the last call, oldest first (non-blocking).
+
+        A sample that cannot be decoded is an
+        :class:`~mjscope.bridge.messages.UndecodableSample` in its place: a bad sample never
+        raises, nor costs the samples taken with it.
+
+        Raises:
+            MjscopeError: DDS itself fails (a broken library or participant).
+        """
         if not self._open:
             return []
-        try:
-            samples = self._reader.take(N=self._depth)
-        except DDSException as e:
-            raise MjscopeError(f"DDS take on {self.topic} failed: {e}") from e
-        out = []
-        for s in samples:
-            if isinstance(s, InvalidSample):
-                continue  # a state change (writer gone), not data
-            try:
-                out.append(from_wire(s))
-            except (AttributeError, TypeError, ValueError):
-                self.decode_errors += 1
+        out: list[Any] = []
+        left = self._depth
+        while left > 0:
+            n = min(TAKE_CHUNK, left)
+            got = ddspy_take(self._reader._ref, _ANY, n)
+            if isinstance(got, int):
+                raise MjscopeError(f"DDS take on {self.topic} failed: {DDSException(got)}")
+            for data, info in got:
+                if info.valid_data:  # else a state change (writer gone), not data
+                    out.append(self._decode(data))
+            if len(got) < n:
+                break
+            left -= len(got)
         return out
+
+    def _decode(self, data: bytes) -> Any:
+        try:
+            return decode(data, self._wire)
+        except DecodeError as e:
+            self.rejected[e.reason] += 1
+            return UndecodableSample(e.reason, e.detail, len(data))
 
     def publisher_count(self) -> int:
         """Publishers currently matched on this topic (any process, any QoS that matches)."""
@@ -143,21 +179,31 @@ class DdsTransport(Transport):
 
     Args:
         domain_id: DDS domain (``ROS_DOMAIN_ID``), 0..232.
+        localhost_only: Keep all DDS traffic on the loopback interface (127.0.0.1): only
+            processes on this machine can publish to us or hear us.
         depth: Keep-last history depth of publishers.
 
     Raises:
-        MjscopeError: Invalid domain id, or Cyclone DDS cannot start (network configuration).
+        MjscopeError: Invalid domain id, a ``localhost_only`` that cannot be kept (see
+            :func:`~mjscope.bridge.transport.dds_config.cyclone_config`), or Cyclone DDS cannot
+            start (network configuration).
     """
 
-    def __init__(self, domain_id: int = 0, depth: int = 10) -> None:
+    def __init__(
+        self, domain_id: int = 0, localhost_only: bool = False, *, depth: int = 10
+    ) -> None:
         if isinstance(domain_id, bool) or not isinstance(domain_id, int):
             raise MjscopeError(f"DDS domain id {domain_id!r} is not an integer; use 0..232")
         if not 0 <= domain_id <= MAX_DOMAIN_ID:
             raise MjscopeError(f"DDS domain id {domain_id} is out of range; use 0..232")
-        self.domain_id, self._depth = domain_id, depth
+        if not isinstance(localhost_only, bool):
+            raise MjscopeError(f"localhost_only {localhost_only!r} must be True or False")
+        self.domain_id, self.localhost_only, self._depth = domain_id, localhost_only, depth
+        acquire_domain(domain_id, localhost_only)
         try:
-            self._dp = DomainParticipant(domain_id)
+            self._dp: DomainParticipant | None = DomainParticipant(domain_id)
         except DDSException as e:
+            release_domain(domain_id)
             raise MjscopeError(
                 f"cannot start Cyclone DDS on domain {domain_id}: {e}; "
                 "check CYCLONEDDS_URI and the network interfaces"
@@ -165,6 +211,17 @@ class DdsTransport(Transport):
         self._topics: dict[str, Topic] = {}
         self._endpoints: list[DdsPublisher | DdsSubscriber] = []
         self._waitset = WaitSet(self._dp)
+
+    @property
+    def participant(self) -> DomainParticipant:
+        """The DDS domain participant.
+
+        Raises:
+            MjscopeError: The transport is closed.
+        """
+        if self._dp is None:
+            raise MjscopeError(f"the DDS transport on domain {self.domain_id} is closed")
+        return self._dp
 
     def _topic(self, topic: str, msg_type: type) -> Topic:
         wire = wire_type(msg_type)
@@ -174,7 +231,7 @@ class DdsTransport(Transport):
             if len(name) > 256:
                 raise MjscopeError(f"topic {topic[:40]!r}... is longer than 256 characters")
             try:
-                self._topics[key] = Topic(self._dp, name, wire)
+                self._topics[key] = Topic(self.participant, name, wire)
             except DDSException as e:
                 raise MjscopeError(f"cannot create DDS topic {name!r}: {e}") from e
         return self._topics[key]
@@ -183,7 +240,7 @@ class DdsTransport(Transport):
         """Create a reliable publisher on ``topic`` (``JointState`` or ``str``)."""
         t = self._topic(topic, msg_type)
         try:
-            w = DataWriter(self._dp, t, qos=_qos(True, self._depth))
+            w = DataWriter(self.participant, t, qos=_qos(True, self._depth))
         except DDSException as e:
             raise MjscopeError(f"cannot create DDS writer on {topic}: {e}") from e
         p = DdsPublisher(w, topic)
@@ -194,10 +251,10 @@ class DdsTransport(Transport):
         """Create a best-effort subscriber on ``topic`` keeping ``depth`` unread samples."""
         t = self._topic(topic, msg_type)
         try:
-            r = DataReader(self._dp, t, qos=_qos(False, max(1, depth)))
+            r = DataReader(self.participant, t, qos=_qos(False, max(1, depth)))
         except DDSException as e:
             raise MjscopeError(f"cannot create DDS reader on {topic}: {e}") from e
-        s = DdsSubscriber(r, topic, max(1, depth), self._waitset)
+        s = DdsSubscriber(r, topic, wire_type(msg_type), max(1, depth), self._waitset)
         self._endpoints.append(s)
         return s
 
@@ -219,5 +276,7 @@ class DdsTransport(Transport):
         self._endpoints.clear()
         self._topics.clear()
         if self._dp is not None:
+            _delete(self._waitset)
             _delete(self._dp)
-            self._dp = None  # type: ignore[assignment]
+            self._dp = None
+            release_domain(self.domain_id)
