@@ -6,6 +6,7 @@ from mjscope.control.planners.reference import (
     aligned_rotation,
     get_motion_reference,
 )
+from mjscope.control.planners.se3_topp import SE3ToppTrajectory
 from mjscope.control.planners.trajectory import (
     CircleTrajectory,
     Figure8Trajectory,
@@ -20,6 +21,7 @@ __all__ = [
     "MotionReference",
     "QuinticTrajectory",
     "ReferenceAdapter",
+    "SE3ToppTrajectory",
     "Trajectory",
     "TwoSegmentTrajectory",
     "aligned_rotation",
