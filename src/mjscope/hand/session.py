@@ -10,7 +10,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from mjscope.bridge.transport import make_transport, transport_options
+from mjscope.bridge.transport import open_transport
 from mjscope.bridge.transport.base import Transport
 from mjscope.bridge.validation import InvalidFrame
 from mjscope.exceptions import ConfigError, MjscopeError, OutputError
@@ -197,9 +197,7 @@ def _command(cfg: HandCmdCfg, bridge: HandBridge, con: Console) -> int:
 
 
 def _live(cfg: HandCmdCfg, con: Console) -> int:
-    with make_transport(
-        cfg.transport, **transport_options(cfg.transport, cfg.domain_id, cfg.localhost_only)
-    ) as bus:
+    with open_transport(cfg.transport, cfg.domain_id, cfg.localhost_only) as bus:
         bridge = make_bridge(cfg, slew=DEFAULT_SLEW_RAD_S, transport=bus)
         con.print(
             f"hand bridge ({cfg.mode}): listening on {bridge.command_topic} "

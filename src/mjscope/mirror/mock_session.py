@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from rich.console import Console
 
-from mjscope.bridge.transport import make_transport, transport_options
+from mjscope.bridge.transport import open_transport
 from mjscope.bridge.transport.base import Publisher, Transport
 from mjscope.exceptions import MjscopeError, UnknownNameError
 from mjscope.mirror.config import SideCfg, load_rig_cfg
@@ -64,9 +64,7 @@ def run_mock_arm(cfg: MockArmCmdCfg, con: Console) -> int:
             raise UnknownNameError("side", n, rig.sides, "configure it in --config")
     if cfg.transport == "inproc":
         con.print("note: inproc reaches only this process; use --transport dds for a mirror")
-    with make_transport(
-        cfg.transport, **transport_options(cfg.transport, cfg.domain_id, cfg.localhost_only)
-    ) as bus:
+    with open_transport(cfg.transport, cfg.domain_id, cfg.localhost_only) as bus:
         if cfg.send:
             return _send(bus, [rig.sides[n] for n in names], cfg.send, con)
         arms = [MockArm(bus, n, rig.sides[n], cfg.motion) for n in names]

@@ -11,7 +11,7 @@ from typing import Any
 import mujoco
 from rich.console import Console
 
-from mjscope.bridge.transport import make_transport, transport_options
+from mjscope.bridge.transport import open_transport
 from mjscope.exceptions import MjscopeError, OutputError
 from mjscope.mirror.config import (
     RenderCfg,
@@ -99,9 +99,7 @@ def run_mirror(cfg: MirrorCmdCfg, con: Console) -> int:
     kind = cfg.transport or ("inproc" if cfg.demo else "dds")
     if kind == "inproc" and not cfg.demo:
         con.print("note: inproc carries only this process's messages; use dds for a robot or mock")
-    with make_transport(
-        kind, **transport_options(kind, cfg.domain_id, cfg.localhost_only)
-    ) as transport:
+    with open_transport(kind, cfg.domain_id, cfg.localhost_only) as transport:
         stop = threading.Event()
         mocks = None
         if cfg.demo:

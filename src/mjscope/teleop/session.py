@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 from rich.console import Console
 
-from mjscope.bridge.transport import make_transport, transport_options
+from mjscope.bridge.transport import open_transport
 from mjscope.bridge.transport.base import Transport
 from mjscope.exceptions import MjscopeError
 from mjscope.paths import check_writable, write_json
@@ -182,8 +182,7 @@ def run_teleop(cfg: TeleopCmdCfg, con: Console, companion: Companion | None = No
     kind = cfg.transport or "dds"
     result: dict[str, Any] = {}
     with ExitStack() as stack:
-        options = transport_options(kind, cfg.domain_id, cfg.localhost_only)
-        transport = stack.enter_context(make_transport(kind, **options))
+        transport = stack.enter_context(open_transport(kind, cfg.domain_id, cfg.localhost_only))
         arms = build_arms(cfg, rig, root, transport)
         xr = stack.enter_context(open_xr(cfg, rig))
         sink = None

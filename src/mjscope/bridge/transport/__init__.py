@@ -68,6 +68,11 @@ def transport_options(
     return {"domain_id": domain_id, "localhost_only": bool(localhost_only)}
 
 
+def open_transport(kind: str, domain_id: int | None, localhost_only: bool | None) -> Transport:
+    """``make_transport`` with a command's bus options (see :func:`transport_options`)."""
+    return make_transport(kind, **transport_options(kind, domain_id, localhost_only))
+
+
 def localhost_only_from_env() -> bool:
     """Whether ``ROS_LOCALHOST_ONLY=1`` is set (ROS 2's switch for loopback-only DDS)."""
     return os.environ.get("ROS_LOCALHOST_ONLY", "").strip() == "1"
@@ -80,5 +85,6 @@ __all__ = [
     "Transport",
     "localhost_only_from_env",
     "make_transport",
+    "open_transport",
     "transport_options",
 ]
