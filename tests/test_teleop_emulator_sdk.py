@@ -20,11 +20,12 @@ import pytest
 
 from mjscope.teleop.emulator import RmEmulator, RmEmulatorCfg
 from mjscope.teleop.emulator_arm import flange_pose
+from tests.utils import skip_optional
 
-pytestmark = pytest.mark.skipif(
-    importlib.util.find_spec("Robotic_Arm") is None,
-    reason="the vendor SDK is not installed (pip install robotic-arm==1.1.6, in the dev extra)",
-)
+if importlib.util.find_spec("Robotic_Arm") is None:
+    skip_optional(
+        "the vendor SDK is not installed (pip install robotic-arm==1.1.6, in the dev extra)"
+    )
 
 START_DEG = [1.0, -30.0, 2.0, -90.0, 3.0, -60.0, 4.0]
 SDK_SCRIPT = textwrap.dedent(

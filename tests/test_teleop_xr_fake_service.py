@@ -22,8 +22,9 @@ from mjscope.teleop.xr.schema import (
     extract_file_descriptor,
     load_pxrea_schema,
 )
+from tests.utils import import_optional, skip_optional
 
-pb2 = pytest.importorskip("google.protobuf.descriptor_pb2", reason="protobuf not installed")
+pb2 = import_optional("google.protobuf.descriptor_pb2", "protobuf not installed (dev extra)")
 
 #: What the schema recovery found in xrobotoolkit-sdk 1.1.0 (the part the SDK source needs).
 EXPECTED_FIELDS = {
@@ -92,7 +93,7 @@ def test_schema_from_a_file(tmp_path):
 
 def test_schema_recovered_from_the_installed_sdk_has_the_expected_fields():
     if importlib.util.find_spec("xrobotoolkit_sdk") is None:  # only its file is read
-        pytest.skip("xrobotoolkit_sdk not installed (extra xr)")
+        skip_optional("xrobotoolkit_sdk not installed (extra xr)")
     s = load_pxrea_schema()
     for cls, name in ((s.vr_pid, "VRPid"), (s.server_feedback, "ServerFeedback")):
         assert cls.DESCRIPTOR.full_name == f"PXREAService.{name}"
@@ -107,7 +108,7 @@ def test_schema_recovered_from_the_installed_sdk_has_the_expected_fields():
 
 @pytest.fixture
 def service(tmp_path):
-    grpc = pytest.importorskip("grpc", reason="grpcio not installed (dev extra)")
+    grpc = import_optional("grpc", "grpcio not installed (dev extra)")
     lib = tmp_path / "lib.so"
     lib.write_bytes(minimal_descriptor())
     svc = FakePcService(schema=load_pxrea_schema(lib), port=0, max_messages=3)

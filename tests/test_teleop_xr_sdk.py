@@ -19,7 +19,7 @@ import pytest
 
 from mjscope.exceptions import MjscopeError
 from mjscope.teleop.xr import SdkXrSource, load_replay, make_xr_source, xr_pose_to_world
-from tests.utils import REPO, assert_close
+from tests.utils import REPO, assert_close, import_optional, skip_optional
 
 DATA = Path(__file__).parent / "data" / "xr"
 IDENT = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]
@@ -184,16 +184,16 @@ def require_sdk() -> None:
     try:
         import xrobotoolkit_sdk  # noqa: F401
     except ImportError as e:
-        pytest.skip(f"xrobotoolkit_sdk not importable ({e}); pip install 'mjscope[xr]'")
+        skip_optional(f"xrobotoolkit_sdk not importable ({e}); pip install 'mjscope[xr]'")
 
 
 @pytest.fixture
 def fake_service():
     require_sdk()
-    pytest.importorskip("grpc", reason="grpcio not installed (dev extra)")
-    pytest.importorskip("google.protobuf", reason="protobuf not installed (dev extra)")
+    import_optional("grpc", "grpcio not installed (dev extra)")
+    import_optional("google.protobuf", "protobuf not installed (dev extra)")
     if not _port_free(60061):
-        pytest.skip("127.0.0.1:60061 (the SDK's fixed PC-service port) is busy")
+        skip_optional("127.0.0.1:60061 (the SDK's fixed PC-service port) is busy")
     cmd = [sys.executable, "-m", "mjscope.teleop.xr", "serve"]
     cmd += ["--replay", str(DATA / "sdk_session.yaml"), "--duration", "30"]
     proc = subprocess.Popen(

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -49,3 +51,22 @@ def asset(*parts: str) -> Path:
             pytest.fail(f"{msg}; CI must run beside ../shared")
         pytest.skip(msg)
     return p
+
+
+def skip_optional(reason: str) -> None:
+    """Skip for a missing optional resource; under CI (``CI`` set) fail instead.
+
+    CI installs the dev extra (the vendor and XR SDKs, grpcio, protobuf) and owns its ports, so
+    a missing one there is a broken set-up, never a test to pass over.
+    """
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason} (CI must provide it)")
+    pytest.skip(reason, allow_module_level=True)
+
+
+def import_optional(name: str, reason: str) -> Any:
+    """``pytest.importorskip`` that fails under CI (see :func:`skip_optional`)."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        skip_optional(reason)
