@@ -113,3 +113,87 @@ def test_telemetry_and_table_writes_are_atomic(tmp_path, monkeypatch) -> None:
         Log().save_npz(out)
     assert out.read_bytes() == b"earlier run"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run.npz"]
+
+
+# --- side by side and figure language ------------------------------------------------------------
+
+
+def test_controller_list_and_language_reach_the_config() -> None:
+    cfg = cli_dock.to_cfg(_args("--controller", "cic,se3_lie", "--lang", "zh"))
+    assert cfg.controller == "cic,se3_lie" and cfg.lang == "zh"
+    assert cli_dock.to_cfg(_args()).lang == "en"
+    with pytest.raises(SystemExit):
+        _args("--lang", "fr")  # argparse: invalid choice, exit 2
+
+
+def _files(root: Path) -> set[str]:
+    return {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()}
+
+
+def test_side_by_side_end_to_end(tmp_path: Path, capsys: Any) -> None:
+    argv = ["dock", "--controller", "cic,se3_lie", "--quick", "--out", str(tmp_path)]
+    assert cli_main(argv) == 0
+    out = capsys.readouterr().out
+    assert "iiwa14_docking: cic vs se3_lie" in out and "se3_lie − cic" in out
+    assert "gate cic: PASS" in out and "gate se3_lie: PASS" in out and "gate (all): PASS" in out
+    assert out.count("scene iiwa14_docking (docking), controller ") == 2
+    figures = {f"figure/iiwa14_docking/compare_{n}.{e}" for n in
+               ("position_error", "orientation_error", "contact_force", "insertion_depth")
+               for e in ("png", "pdf")}  # fmt: skip
+    runs = {f"{d}/iiwa14_docking_{c}.{e}" for c in ("cic", "se3_lie")
+            for d, e in (("telemetry", "npz"), ("results", "md"))}  # fmt: skip
+    tables = {"results/iiwa14_docking_compare.md", "results/iiwa14_docking_compare.json"}
+    assert _files(tmp_path) == figures | runs | tables
+
+
+def test_side_by_side_exits_1_unless_every_gate_passes(
+    tmp_path: Path, monkeypatch: Any, capsys: Any
+) -> None:
+    from tests.test_dock_run_docking import weak_cic
+
+    monkeypatch.setitem(run_docking.CONTROLLERS, "weak", weak_cic)
+    argv = ["dock", "--scene", "iiwa14_track_circle", "--controller", "cic,weak", "--quick"]
+    assert cli_main([*argv, "--out", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "gate cic: PASS" in out and "gate weak: FAIL" in out and "gate (all): FAIL" in out
+
+
+@pytest.mark.parametrize(
+    ("value", "needle"),
+    [("cic,cic", "given twice"), ("cic,pid", "unknown controller 'pid'"), (",", "no controller")],
+)
+def test_bad_controller_lists_exit_2_with_one_line(
+    value: str, needle: str, tmp_path: Path, capsys: Any
+) -> None:
+    assert cli_main(["dock", "--controller", value, "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and needle in err and "cic" in err and "se3_lie" in err
+    assert _files(tmp_path) == set()
+
+
+def test_zh_without_a_cjk_font_exits_2_before_the_run(
+    tmp_path: Path, monkeypatch: Any, capsys: Any
+) -> None:
+    from mjscope.dock import plot_style
+
+    monkeypatch.setattr(plot_style, "CJK_FONTS", ("No Such CJK Font",))
+    for ctrl in ("cic", "cic,se3_lie"):
+        argv = ["dock", "--controller", ctrl, "--plot", "--lang", "zh", "--quick"]
+        assert cli_main([*argv, "--out", str(tmp_path)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "apt-get install fonts-noto-cjk" in err
+    assert _files(tmp_path) == set(), "no run, no file"
+
+
+def test_single_controller_plot_in_chinese(tmp_path: Path, capsys: Any) -> None:
+    from tests.test_dock_plotting import cjk_font_or_skip
+
+    cjk_font_or_skip()
+    argv = ["dock", "--scene", "iiwa14_track_circle", "--quick", "--plot", "--lang", "zh"]
+    assert cli_main([*argv, "--out", str(tmp_path)]) == 0
+    names = {"position_tracking", "errors", "forces", "joint_torques", "path_xy"}
+    figures = {f"figure/iiwa14_track_circle/{n}.{e}" for n in names for e in ("png", "pdf")}
+    run = {"telemetry/iiwa14_track_circle_cic.npz", "results/iiwa14_track_circle_cic.md"}
+    assert _files(tmp_path) == figures | run, "a single controller writes what it always did"
+    out = capsys.readouterr().out
+    assert "gate: PASS" in out and "compare" not in out

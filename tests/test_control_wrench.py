@@ -15,7 +15,7 @@ from mjscope.control.lie import (
     so3_exp,
     so3_log,
 )
-from mjscope.control.wrench import cross3, wrench_site_to_frame
+from mjscope.control.wrench import cross3, wrench_site_to_frame, wrench_world_to_body
 from mjscope.exceptions import ConfigError
 from tests.utils import assert_close
 
@@ -31,6 +31,20 @@ def test_wrench_hand_computation() -> None:
     R_e = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]])
     w_e = wrench_site_to_frame([2.0, 0.0, 0.0], [0.0, 0.0, 0.5], R_s, p_s, R_e, p_e)
     assert_close(w_e, np.concatenate([R_e.T @ w[:3], R_e.T @ w[3:]]), atol=1e-15)
+
+
+def test_wrench_world_to_body_hand_computation() -> None:
+    # EEF rotated 90° about z: world x is body −y, world y is body x.
+    R_e = np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
+    w = wrench_world_to_body([1.0, 2.0, 3.0, 0.1, 0.2, 0.3], R_e)
+    assert_close(w, [2.0, -1.0, 3.0, 0.2, -0.1, 0.3], atol=1e-15)
+    # Equals moving the site wrench straight into the EEF axes (moment term kept).
+    rng = np.random.default_rng(4)
+    R_s, R_b = so3_exp(rng.normal(size=3)), so3_exp(rng.normal(size=3))
+    f, m, p_s, p_e = rng.normal(size=(4, 3))
+    world = wrench_site_to_frame(f, m, R_s, p_s, None, p_e)
+    assert_close(wrench_world_to_body(world, R_b),
+                 wrench_site_to_frame(f, m, R_s, p_s, R_b, p_e), atol=1e-14)  # fmt: skip
 
 
 def test_wrench_moment_term_is_kept() -> None:

@@ -153,3 +153,32 @@ def test_unwritable_recording_fails_before_the_run() -> None:
     with pytest.raises(OutputError, match="not writable"):
         env.start_recording("/proc/run.mp4")
     assert env.recorded_frames == 0
+
+
+def test_body_wrench_matches_a_known_external_wrench_from_xfrc_applied() -> None:
+    """A wrench applied to the tool with ``xfrc_applied`` reads back at the EEF in body axes.
+
+    Static arm (torques balance the applied wrench, so q̈ = 0 and the reading is exact): the
+    external wrench about the EEF origin is ``(f, m + (p_c − p_E) × f)``, ``p_c`` the tool body
+    origin where MuJoCo applies ``xfrc_applied`` about the body's centre of mass.
+    """
+    sc = load_scene("iiwa14_docking")
+    m = sc.build_mjmodel()
+    env = MujocoEnv(m, sc.initial_q(m))
+    d, tool = env.data, m.body("tool").id
+    f, mom = np.array([3.0, -2.0, 5.0]), np.array([0.2, 0.1, -0.3])  # world axes [N], [N·m]
+    d.xfrc_applied[tool] = np.concatenate([f, mom])
+    mujoco.mj_forward(m, d)
+    # Joint torques that cancel the applied wrench: τ = −Jᵀ w at the tool's centre of mass.
+    jp, jr = np.zeros((3, 7)), np.zeros((3, 7))
+    p_com = d.xipos[tool].copy()
+    mujoco.mj_jac(m, d, jp, jr, p_com, tool)
+    d.ctrl[:] = d.qfrc_bias - (jp.T @ f + jr.T @ mom)
+    mujoco.mj_forward(m, d)
+    assert_close(d.qacc, np.zeros(7), atol=1e-8)
+    p_e, R_e = env.eef_pose()
+    world = np.concatenate([f, mom + np.cross(p_com - p_e, f)])  # about the EEF origin
+    assert_close(env.eef_wrench(), world, atol=1e-9)
+    assert_close(env.eef_wrench_body(), np.concatenate([R_e.T @ world[:3], R_e.T @ world[3:]]),
+                 atol=1e-9)  # fmt: skip
+    assert abs(env.eef_wrench_body()[2] - R_e[:, 2] @ f) < 1e-9  # force along the peg axis

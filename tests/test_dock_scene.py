@@ -18,7 +18,14 @@ from mjscope.exceptions import ConfigError, MjscopeError, UnknownNameError
 from mjscope.models.robots import fr3_constants
 from tests.utils import assert_close
 
-BUNDLED = ["fr3_docking", "iiwa14_docking", "iiwa14_track_circle", "iiwa14_track_figure8"]
+BUNDLED = [
+    "fr3_docking",
+    "iiwa14_docking",
+    "iiwa14_docking_tilted",
+    "iiwa14_track_circle",
+    "iiwa14_track_figure8",
+    "iiwa14_track_rocking",
+]
 
 
 def test_bundled_scene_names() -> None:
@@ -86,6 +93,11 @@ def test_bad_values(tmp_path: Path) -> None:
         ({"dock": {"clearance": -0.001}}, r"dock\.clearance must be >= 0"),
         ({"planner": {"kind": "quintic", "approach_time": 0}}, r"approach_time must be > 0"),
         ({"planner": {"kind": "circle", "hold": -1}}, r"planner\.hold must be >= 0"),
+        ({"controller": {"se3_impedance": {"kp_rot": [1, -1, 1]}}}, r"se3_impedance\.kp_rot must"),
+        (
+            {"planner": {"kind": "circle", "orientation": {"period": 0}}},
+            r"planner\.orientation needs period > 0",
+        ),
     ],
 )
 def test_non_finite_and_out_of_range_numbers_rejected(

@@ -2,7 +2,8 @@
 
 This module only builds the parser and turns the arguments into a
 :class:`~mjscope.dock.config.DockCmdCfg`; :func:`mjscope.dock.session.run_dock` does the rest.
-Exit codes: 0 gate PASS, 1 gate FAIL (or the run stopped early), 2 a user error.
+Exit codes: 0 gate PASS, 1 gate FAIL (or the run stopped early), 2 a user error. With several
+controllers (``--controller cic,se3_lie``): 0 only when every controller's gate passes.
 """
 
 from __future__ import annotations
@@ -26,7 +27,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "print the metrics and the gate; exit 1 on FAIL.",
     )
     p.add_argument("--scene", default="iiwa14_docking", help="bundled scene name or YAML file")
-    p.add_argument("--controller", default="cic", help="controller (default: cic)")
+    p.add_argument(
+        "--controller",
+        default="cic",
+        help="controller, or a comma-separated list run side by side on the same scene "
+        "(cic,se3_lie: one comparison table + overlay figures; exit 1 unless every gate passes)",
+    )
     p.add_argument("--quick", action="store_true", help="shorter run (time budget + 0.5 s)")
     p.add_argument("--plot", action="store_true", help="write figures into OUT/figure/<scene>/")
     p.add_argument("--record", action="store_true", help="write OUT/video/<scene>_<ctrl>.mp4")
@@ -35,6 +41,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                     help="force friction/damping feed-forward on")  # fmt: skip
     fc.add_argument("--no-friction-comp", dest="friction_comp", action="store_false",
                     help="force friction/damping feed-forward off")  # fmt: skip
+    p.add_argument("--lang", choices=("en", "zh"), default="en",
+                   help="figure labels: en, or zh (needs a CJK font: fonts-noto-cjk)")  # fmt: skip
     p.add_argument("--out", default="mjscope-out", help="output folder (default ./mjscope-out)")
     p.add_argument("--list", action="store_true", help="list the bundled scenes and exit")
     p.set_defaults(func=run)

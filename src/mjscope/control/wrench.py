@@ -2,7 +2,9 @@
 
 A wrench measured at site S (force ``f`` and moment ``m`` about S, in S axes) equals, about the
 end-effector origin E, ``f`` and ``m + (p_S − p_E) × f`` (all in one set of axes). Dropping
-the moment term pairs a wrench with the wrong reference point of the Jacobian.
+the moment term pairs a wrench with the wrong reference point of the Jacobian. World axes pair
+with a LOCAL_WORLD_ALIGNED Jacobian (CIC, HQP), end-effector (body) axes with the LOCAL one
+(``se3_lie``).
 """
 
 from __future__ import annotations
@@ -47,3 +49,20 @@ def wrench_site_to_frame(
         return np.concatenate([f_w, m_w])
     R_t = np.asarray(R_world_frame, float).T
     return np.concatenate([R_t @ f_w, R_t @ m_w])
+
+
+def wrench_world_to_body(wrench: npt.ArrayLike, R_world_frame: npt.ArrayLike) -> np.ndarray:
+    """Re-express a wrench about a frame's origin from world axes in the frame's axes.
+
+    The reference point is unchanged (already the frame origin), so only the axes rotate:
+    ``(Rᵀ f, Rᵀ m)``.
+
+    Args:
+        wrench: Force [N] and moment [N·m] about the frame origin, world axes; (6,).
+        R_world_frame: Frame orientation; (3, 3).
+
+    Returns:
+        The wrench in frame axes; (6,).
+    """
+    w = np.asarray(wrench, float).reshape(2, 3)
+    return w.dot(np.asarray(R_world_frame, float)).ravel()  # row i: (Rᵀ w_i)ᵀ

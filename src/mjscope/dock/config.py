@@ -20,8 +20,29 @@ FORCE_SOURCES = ("sensor", "observer")
 
 
 @dataclass(frozen=True)
+class OrientationCfg:
+    """Time-varying reference orientation: a rocking motion about a tool-frame axis.
+
+    ``θ(t) = amplitude · s(t/ramp_time) · sin(2π t/period)`` about ``axis`` (tool frame) from the
+    initial orientation, ``s`` the minimum-jerk ramp (see
+    :class:`mjscope.control.planners.RockingOrientation`).
+
+    Attributes:
+        axis: Rotation axis in the tool frame (normalised) [-].
+        amplitude_deg: Amplitude [deg].
+        period: Oscillation period [s].
+        ramp_time: Amplitude ramp-up time [s].
+    """
+
+    axis: Vec3 = (1.0, 0.0, 0.0)
+    amplitude_deg: float = 15.0
+    period: float = 2.0
+    ramp_time: float = 0.5
+
+
+@dataclass(frozen=True)
 class PlannerCfg:
-    """Position planner; the reference orientation stays fixed.
+    """Position planner; the reference orientation stays fixed unless ``orientation`` is set.
 
     Attributes:
         kind: ``quintic`` | ``two_segment`` | ``circle`` | ``figure8``.
@@ -36,6 +57,7 @@ class PlannerCfg:
         radius: Circle radius / figure-8 half-width [m].
         period: One lap [s].
         ramp_time: Phase ramp-up time for circle / figure-8 [s].
+        orientation: Tracking scenes: a time-varying orientation (default: fixed).
     """
 
     kind: str = "two_segment"
@@ -49,6 +71,7 @@ class PlannerCfg:
     radius: float = 0.05
     period: float = 2.0
     ramp_time: float = 0.5
+    orientation: OrientationCfg | None = None
 
 
 @dataclass(frozen=True)
@@ -81,7 +104,11 @@ class FrictionCompCfg:
 
 @dataclass(frozen=True)
 class Se3ImpedanceCfg:
-    """SE(3) impedance gains (validated now, used by a later controller)."""
+    """``se3_lie`` gains, task-acceleration units as CIC's: [1/s²], [1/s]; ``log_map`` potential.
+
+    ``log_map: false`` (default) is the Frobenius potential (see
+    :mod:`mjscope.control.controllers.se3_lie`); the null-space gains come from ``impedance``.
+    """
 
     kp_pos: Vec3 = (400.0, 400.0, 400.0)
     kp_rot: Vec3 = (400.0, 400.0, 400.0)
@@ -192,6 +219,50 @@ class SceneCfg:
     planner: PlannerCfg = field(default_factory=PlannerCfg)
     controller: ControllerCfg = field(default_factory=ControllerCfg)
     gate: GateCfg = field(default_factory=GateCfg)
+    campaign: CampaignCfg = field(default_factory=lambda: CampaignCfg())
+
+
+@dataclass(frozen=True)
+class PerturbCfg:
+    """Randomised trial conditions of a campaign (:mod:`mjscope.dock.perturb`); zero: nominal.
+
+    Half-widths are of uniform distributions around the scene's value; ranges are ``[lo, hi]``.
+    The dock moves in the simulation only: the planner and controller still aim at the
+    scene's nominal dock, so its offset is the initial error the controller must absorb.
+
+    Attributes:
+        q0: Initial joint configuration, half-width per joint [rad].
+        dock_pos: Dock position, half-width per world axis [m].
+        dock_rpy_deg: Dock orientation, half-width per roll/pitch/yaw [deg].
+        friction: Tool–dock sliding friction range [-] (``None``: the scene's).
+        tool_mass: Simulated tool mass range [kg] (the controller's model keeps the scene's).
+        ft_noise: White noise on the F/T reading the controller gets: std of force [N] and
+            torque [N·m].
+    """
+
+    q0: float = 0.0
+    dock_pos: Vec3 = (0.0, 0.0, 0.0)
+    dock_rpy_deg: Vec3 = (0.0, 0.0, 0.0)
+    friction: tuple[float, float] | None = None
+    tool_mass: tuple[float, float] | None = None
+    ft_noise: tuple[float, float] = (0.0, 0.0)
+
+
+@dataclass(frozen=True)
+class CampaignCfg:
+    """A scene's ``campaign:`` section: Monte-Carlo defaults (the command line overrides them).
+
+    Attributes:
+        trials: Trials per controller.
+        seed: Campaign seed; trial ``k`` draws from ``(seed, k)`` only.
+        perturb: What varies from trial to trial.
+        min_success_rate: Exit 1 when a controller's success rate is below this [-].
+    """
+
+    trials: int = 20
+    seed: int = 0
+    perturb: PerturbCfg = field(default_factory=PerturbCfg)
+    min_success_rate: float | None = None
 
 
 @dataclass(frozen=True)
@@ -200,14 +271,18 @@ class DockCmdCfg:
 
     Attributes:
         scene: Bundled scene name or scene YAML file.
-        controller: Controller name (see :data:`mjscope.dock.run_docking.CONTROLLERS`).
+        controller: Controller name (see :data:`mjscope.dock.run_docking.CONTROLLERS`), or a
+            comma-separated list (``cic,se3_lie``): every one runs on the same scene and the
+            comparison table and overlay figures are written (:mod:`mjscope.dock.compare`).
         quick: Shorter run (the time budget + 0.5 s for docking, ≤ 2.5 s for tracking).
-        plot: Also write the figures into ``out/figure/<scene>/``.
+        plot: Also write the figures into ``out/figure/<scene>/`` (with several controllers:
+            each one's into ``out/figure/<scene>/<controller>/``).
         record: Also write ``out/video/<scene>_<controller>.mp4``.
         friction_comp: Force the friction/damping feed-forward on or off (``None``: the
             scene's setting).
         out: Output folder (results table, telemetry, figures, video).
         list_scenes: Only list the bundled scenes.
+        lang: Figure language, ``en`` or ``zh`` (titles, axis labels, legends).
     """
 
     scene: str = "iiwa14_docking"
@@ -218,3 +293,4 @@ class DockCmdCfg:
     friction_comp: bool | None = None
     out: Path = Path("mjscope-out")
     list_scenes: bool = False
+    lang: str = "en"

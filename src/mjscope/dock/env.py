@@ -4,6 +4,14 @@ It relies on what :class:`mjscope.dock.scene.Scene` builds: sites ``eef`` and ``
 ``ft_force``/``ft_torque`` sensors, the ``peg`` geom and the ``dock_*`` geoms.
 
 Returned arrays are copies (MuJoCo's ``qpos``/``qvel`` are views that the next step overwrites).
+
+Timing: ``mj_step`` evaluates positions, contacts and sensors *before* it integrates, so after it
+the site poses would still be those of the previous state while ``qpos`` is new (a one-step lag
+between a logged pose and its ``q``: 0.16 mm on a 0.16 m/s path). :meth:`step` therefore
+recomputes the kinematics (``mj_kinematics``, ~1 µs; the trajectory is unchanged): poses match
+``q``. The F/T reading and the contacts stay those of the start of the last step (a one-period
+sensor delay), expressed in the current site axes (a rotation of at most ``|ω|·dt`` from the
+axes they were measured in).
 Optional offscreen recording renders a frame at each ``k/fps`` of simulated time (the first step
 at or after it), so a run of ``T`` simulated seconds gives a video of ``T · fps`` frames.
 """
@@ -18,6 +26,7 @@ import mujoco
 import numpy as np
 import numpy.typing as npt
 
+from mjscope.control.wrench import wrench_world_to_body
 from mjscope.exceptions import SimulationError
 
 if TYPE_CHECKING:
@@ -115,6 +124,7 @@ class MujocoEnv:
             raise SimulationError(f"non-finite torque {tau} at t = {self.time:.3f} s")
         self._ctrl[:] = tau
         mujoco.mj_step(self.model, self.data, self.n_substeps)
+        mujoco.mj_kinematics(self.model, self.data)  # poses at the new qpos (see module doc)
         if self._badqacc.number:
             raise SimulationError(f"MuJoCo reported a bad acceleration at t = {self.time:.3f} s")
         if self._recorder is not None and self.data.time >= self._next_frame:
@@ -157,6 +167,14 @@ class MujocoEnv:
         mujoco.mju_cross(c, r, f)  # (p_S − p_E) × f
         mujoco.mju_addTo3(m, c)
         return np.negative(self._w)
+
+    def eef_wrench_body(self) -> np.ndarray:
+        """External wrench on the tool at the end-effector origin, end-effector axes; (6,).
+
+        :meth:`eef_wrench` (which keeps the ``(p_S − p_E) × f`` term) rotated by ``R_Eᵀ``: the
+        wrench that pairs with the LOCAL (body) Jacobian of the end-effector frame.
+        """
+        return wrench_world_to_body(self.eef_wrench(), self._R_eef)
 
     def contact_force(self) -> float:
         """Total normal contact force between the peg and the dock [N]."""

@@ -4,7 +4,9 @@ One control period per iteration; every :class:`~mjscope.dock.telemetry.Sample` 
 telemetry log, which stores copies.
 A non-finite torque or a MuJoCo divergence stops the run safely: the samples so far are kept
 and the result says why it stopped. Tracking scenes isolate F/T feedback (the controller gets a
-zero wrench).
+zero wrench). The wrench goes to the controller in the axes it declares
+(:attr:`~mjscope.control.controllers.Controller.wrench_frame`: world-aligned, or end-effector
+body axes); the log always keeps world axes.
 
 The hot path is kept lean: references are computed for :data:`CHUNK` periods at a time
 (vectorised planners), measurements read MuJoCo buffers through addresses resolved once,
@@ -25,14 +27,16 @@ import numpy as np
 from mjscope.control.controllers import Controller
 from mjscope.control.friction import FrictionModel
 from mjscope.control.planners import MotionReference, ReferenceAdapter
+from mjscope.control.wrench import wrench_world_to_body
 from mjscope.dock.env import MujocoEnv
 from mjscope.dock.scene import Scene, dock_rotation
 from mjscope.dock.telemetry import Log, Sample
-from mjscope.exceptions import SimulationError
+from mjscope.exceptions import ConfigError, SimulationError
 
 logger = logging.getLogger(__name__)
 
 CHUNK = 256  # control periods per vectorised reference batch
+WRENCH_FRAMES = ("world", "body")  # Controller.wrench_frame: axes of the wrench it is given
 
 #: EEF position (3,), rotation (3, 3), wrench (6,), contact force [N], insertion depth [m],
 #: lateral error [m], axis angle [rad].
@@ -135,13 +139,24 @@ def run_loop(
     p, R, wrench, cf, depth, lat, ang = probe.measure()
     dt, zero, lower = sc.cfg.control_period, np.zeros(6), -limits
     docking, compute, measure = probe.docking, ctrl.compute, probe.measure
+    frame = getattr(ctrl, "wrench_frame", "world")
+    if frame not in WRENCH_FRAMES:
+        raise ConfigError(
+            f"controller {result.controller!r} declares wrench_frame {frame!r}; "
+            f"valid: {', '.join(WRENCH_FRAMES)}"
+        )
+    body = frame == "body"
     store, step, ones = result.log.store_data, env.step, np.ones(len(limits))
     new = tuple.__new__  # new(Sample, (...)) is Sample(...) without its Python-level __new__
     steps = 0
     start = time.perf_counter()
     for k, ref in enumerate(references(reference, n_steps, dt)):
         t = k * dt
-        tau = compute(q, v, ref, wrench if docking else zero)
+        if not docking:
+            F = zero
+        else:
+            F = wrench_world_to_body(wrench, R) if body else wrench
+        tau = compute(q, v, ref, F)
         if friction is not None:
             tau = tau + friction.feedforward(v, tau)
         if not math.isfinite(ones.dot(tau)):  # the sum: NaN/inf propagate

@@ -97,14 +97,8 @@ def write_results_table(
     return write_text(p, format_results_table(metrics, gate, title or p.stem))
 
 
-def print_report(con: Console, report: DockingReport, show_files: bool = True) -> None:
-    """Print the run summary, the metrics by level, the gate (and the files written).
-
-    Args:
-        con: Where to print.
-        report: The run's report.
-        show_files: Also list the files written.
-    """
+def print_summary(con: Console, report: DockingReport) -> None:
+    """Print one line on the run (scene, controller, steps, real-time factor); why it stopped."""
     r = report.result
     fc = "on" if r.friction_comp else "off"
     con.print(
@@ -114,10 +108,25 @@ def print_report(con: Console, report: DockingReport, show_files: bool = True) -
     )
     if r.status != "ok":
         con.print(f"[red]run stopped early[/red]: {r.message} (samples so far kept)")
+
+
+def verdict_markup(passed: bool) -> str:
+    """``PASS`` in green or ``FAIL`` in red (rich markup)."""
+    return "[green]PASS[/green]" if passed else "[red]FAIL[/red]"
+
+
+def print_report(con: Console, report: DockingReport, show_files: bool = True) -> None:
+    """Print the run summary, the metrics by level, the gate (and the files written).
+
+    Args:
+        con: Where to print.
+        report: The run's report.
+        show_files: Also list the files written.
+    """
+    print_summary(con, report)
     con.print(_metrics_table(report.metrics))
     con.print(_gate_table(report.gate))
-    verdict = "[green]PASS[/green]" if report.passed else "[red]FAIL[/red]"
-    con.print(f"gate: {verdict}")
+    con.print(f"gate: {verdict_markup(report.passed)}")
     for f in report.files if show_files else []:
         con.print(f"wrote {f}")
 

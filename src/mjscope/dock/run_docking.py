@@ -7,19 +7,27 @@ lives in :mod:`mjscope.dock.loop`; this module builds its pieces and is the seed
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from mjscope.control.controllers import CartesianImpedanceController, CicGains, Controller
+from mjscope.control.controllers import (
+    CartesianImpedanceController,
+    CicGains,
+    Controller,
+    Se3Gains,
+    Se3LieController,
+)
 from mjscope.control.friction import FrictionModel
 from mjscope.control.planners import (
     CircleTrajectory,
     Figure8Trajectory,
     QuinticTrajectory,
     ReferenceAdapter,
+    RockingOrientation,
     Trajectory,
     TwoSegmentTrajectory,
     aligned_rotation,
@@ -46,20 +54,41 @@ def build_cic(scene: Scene, pin_model: pin.Model, q0: np.ndarray) -> Controller:
     return CartesianImpedanceController(pin_model, "eef", gains, q_null, scene.cfg.control_period)
 
 
+def build_se3_lie(scene: Scene, pin_model: pin.Model, q0: np.ndarray) -> Controller:
+    """The SE(3) Lie-group impedance controller with the scene's ``se3_impedance`` gains."""
+    cfg = scene.cfg.controller
+    q_null = np.asarray(cfg.impedance.q_null, float) if cfg.impedance.q_null is not None else q0
+    gains = Se3Gains.from_cfg(cfg.se3_impedance, cfg.impedance)
+    return Se3LieController(pin_model, "eef", gains, q_null)
+
+
 #: ``(scene, pin_model, q0) -> Controller``: builds a controller for one run.
 ControllerFactory = Callable[[Scene, "pin.Model", np.ndarray], Controller]
-CONTROLLERS: dict[str, ControllerFactory] = {"cic": build_cic}
+CONTROLLERS: dict[str, ControllerFactory] = {"cic": build_cic, "se3_lie": build_se3_lie}
+#: The seed's module names for the same controllers.
+ALIASES: dict[str, str] = {"task_space": "cic", "se3_impedance": "se3_lie"}
+
+
+def resolve_controller(name: str) -> str:
+    """The canonical controller name for ``name`` (a name of :data:`CONTROLLERS` or an alias).
+
+    Raises:
+        UnknownNameError: ``name`` is neither (the message lists every valid name).
+    """
+    canonical = ALIASES.get(name, name)
+    if canonical not in CONTROLLERS:
+        valid = [*CONTROLLERS, *(a for a in ALIASES if ALIASES[a] in CONTROLLERS)]
+        raise UnknownNameError("controller", name, valid, "Pass --controller cic or se3_lie")
+    return canonical
 
 
 def build_controller(name: str, scene: Scene, pin_model: pin.Model, q0: np.ndarray) -> Controller:
-    """A controller by name.
+    """A controller by name (or alias, see :func:`resolve_controller`).
 
     Raises:
         UnknownNameError: ``name`` is not a known controller.
     """
-    if name not in CONTROLLERS:
-        raise UnknownNameError("controller", name, CONTROLLERS, "Pass --controller cic")
-    return CONTROLLERS[name](scene, pin_model, q0)
+    return CONTROLLERS[resolve_controller(name)](scene, pin_model, q0)
 
 
 def build_planner(scene: Scene, p0: np.ndarray) -> Trajectory:
@@ -81,6 +110,23 @@ def build_planner(scene: Scene, p0: np.ndarray) -> Trajectory:
     return cls(p0, pc.radius, pc.period, pc.ramp_time, pc.hold)
 
 
+def build_reference(scene: Scene, p0: np.ndarray, R0: np.ndarray) -> ReferenceAdapter:
+    """The run's motion reference from the initial end-effector pose ``(p0 [m], R0)``.
+
+    Docking: peg axis along −(dock axis), the yaw nearest to ``R0`` among the square's four, held
+    fixed. Tracking: ``R0``, held fixed or rocking about a tool axis (``planner.orientation``).
+    """
+    cfg = scene.cfg
+    R_d = R0 if cfg.dock is None else aligned_rotation(dock_rotation(cfg.dock), R0, n_fold=4)
+    planner = build_planner(scene, p0)
+    oc = cfg.planner.orientation
+    if oc is None:
+        return ReferenceAdapter(planner, R_d)
+    rocking = RockingOrientation(planner, R_d, oc.axis, math.radians(oc.amplitude_deg),
+                                 oc.period, oc.ramp_time, t0=cfg.planner.hold)  # fmt: skip
+    return ReferenceAdapter(rocking)
+
+
 def run_simulation(
     scene: Scene | str,
     controller: str | ControllerFactory = "cic",
@@ -93,7 +139,8 @@ def run_simulation(
 
     Args:
         scene: A scene or a bundled name / YAML path.
-        controller: Controller name (``cic``) or a factory ``(scene, pin_model, q0) -> Controller``.
+        controller: Controller name (``cic``, ``se3_lie`` or an alias) or a factory
+            ``(scene, pin_model, q0) -> Controller``.
         duration: Simulated time [s] (default: the scene's).
         friction_comp: Override the scene's friction/damping feed-forward switch.
         log: Telemetry log to fill (default: a new :class:`~mjscope.dock.telemetry.Log` sized
@@ -123,12 +170,9 @@ def run_simulation(
     n_steps = round((duration if duration is not None else cfg.duration) / cfg.control_period)
     if log is None:
         log = Log(capacity=n_steps)
-    name = controller if isinstance(controller, str) else ctrl.name
+    name = resolve_controller(controller) if isinstance(controller, str) else ctrl.name
     result = RunResult(sc, name, log, friction_comp=use_fc)
-    # Docking: peg axis along −(dock axis), the yaw nearest to the start among the square's four.
-    p0, R0 = env.eef_pose()
-    R_d = R0 if cfg.dock is None else aligned_rotation(dock_rotation(cfg.dock), R0, n_fold=4)
-    reference = ReferenceAdapter(build_planner(sc, p0), R_d)
+    reference = build_reference(sc, *env.eef_pose())
     if record is not None:
         env.start_recording(record)
     ff = friction if use_fc and friction.active else None
@@ -176,8 +220,7 @@ def main(
         OutputError: An output file cannot be written.
     """
     sc = load_scene(scene) if isinstance(scene, str) else scene
-    if controller not in CONTROLLERS:
-        raise UnknownNameError("controller", controller, CONTROLLERS, "Pass --controller cic")
+    controller = resolve_controller(controller)
     root = Path(out)
     stem = f"{sc.name}_{controller}"
     video = root / "video" / f"{stem}.mp4" if record else None

@@ -47,13 +47,23 @@ def validate(cfg: SceneCfg, where: str = "scene") -> SceneCfg:
             _check_positive(cfg, key, where)
         if cfg.dock.clearance < 0:
             raise ConfigError(f"{where}: dock.clearance must be >= 0, got {cfg.dock.clearance}")
+    oc = cfg.planner.orientation
+    if oc is not None and (oc.period <= 0 or oc.ramp_time <= 0 or not any(oc.axis)):
+        raise ConfigError(
+            f"{where}: planner.orientation needs period > 0, ramp_time > 0 and a non-zero axis, "
+            f"got {oc.period}, {oc.ramp_time}, {list(oc.axis)}"
+        )
     if cfg.planner.hold < 0:
         raise ConfigError(f"{where}: planner.hold must be >= 0, got {cfg.planner.hold}")
-    imp = cfg.controller.impedance
-    for name in ("kp_pos", "kp_rot", "ki_pos", "kd_pos", "kd_rot", "i_limit"):
-        value = getattr(imp, name)
-        if value is not None and min(value if isinstance(value, tuple) else (value,)) < 0:
-            raise ConfigError(f"{where}: controller.impedance.{name} must be >= 0")
+    sections = {
+        "impedance": cfg.controller.impedance,
+        "se3_impedance": cfg.controller.se3_impedance,
+    }
+    for section, gains in sections.items():
+        for name in ("kp_pos", "kp_rot", "ki_pos", "kd_pos", "kd_rot", "i_limit"):
+            value = getattr(gains, name, None)
+            if value is not None and min(value if isinstance(value, tuple) else (value,)) < 0:
+                raise ConfigError(f"{where}: controller.{section}.{name} must be >= 0")
     n = round(cfg.control_period / 0.001)
     if n < 1 or abs(n * 0.001 - cfg.control_period) > 1e-9:
         raise ConfigError(f"{where}: control_period must be a multiple of 0.001 s")

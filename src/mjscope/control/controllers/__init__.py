@@ -2,5 +2,12 @@
 
 from mjscope.control.controllers.base import Controller
 from mjscope.control.controllers.cic import CartesianImpedanceController, CicGains
+from mjscope.control.controllers.se3_lie import Se3Gains, Se3LieController
 
-__all__ = ["CartesianImpedanceController", "CicGains", "Controller"]
+__all__ = [
+    "CartesianImpedanceController",
+    "CicGains",
+    "Controller",
+    "Se3Gains",
+    "Se3LieController",
+]

@@ -15,10 +15,14 @@ class Controller(ABC):
 
     The loop calls :meth:`compute` once per control period; friction feed-forward and torque
     limits are applied by the loop afterwards. ``F_ext`` is the external wrench on the tool at
-    the end-effector origin in world axes (force [N], moment [N·m]); zeros in tracking mode.
+    the end-effector origin (force [N], moment [N·m]) in the axes the controller declares with
+    :attr:`wrench_frame`: ``"world"`` (world-aligned, paired with a LOCAL_WORLD_ALIGNED
+    Jacobian) or ``"body"`` (end-effector axes, paired with the LOCAL Jacobian); zeros in
+    tracking mode.
     """
 
     name: str = "controller"
+    wrench_frame: str = "world"
 
     def reset(self) -> None:  # noqa: B027 (optional hook)
         """Clear internal state (integrators, filters)."""
@@ -37,5 +41,5 @@ class Controller(ABC):
             q: Joint positions [rad]; (nq,).
             v: Joint velocities [rad/s]; (nv,).
             reference: Desired motion at this instant.
-            F_ext: External wrench at the end effector, world axes; (6,).
+            F_ext: External wrench at the end effector, in :attr:`wrench_frame` axes; (6,).
         """

@@ -3,6 +3,10 @@
     u = a_d + K_D (ẋ_d − J v) + K_P e + K_I ∫e      (e = [p_d − p; log(R_d Rᵀ)], world axes)
     τ = Jᵀ Λ (u − J̇ v) + h + (I − Jᵀ J̄ᵀ) τ₀,        Λ = (J M⁻¹ Jᵀ + εI)⁻¹, J̄ = M⁻¹ Jᵀ Λ
 
+(``ẋ_d``, ``a_d``: the reference's world linear velocity and acceleration and, for a
+time-varying orientation, its world angular velocity ``R_d ω_d`` and acceleration ``R_d ω̇_d``
+from the body twist ``V_d``, ``V̇_d``; a fixed orientation contributes nothing.)
+
 with the Jacobian of the end-effector frame in LOCAL_WORLD_ALIGNED, ``h`` Pinocchio's
 nonlinear effects (Coriolis + gravity) and ``τ₀ = k_ns (q_ns − q) − d_ns v`` a null-space posture.
 The integral acts on the position error only and is clamped per axis. Friction/damping
@@ -90,7 +94,7 @@ class CartesianImpedanceController(Controller):
         self._use_integral = bool(np.any(gains.ki))
         self._i_hi = np.full(3, gains.i_limit)  # vector bounds: faster than scalar ones
         self._i_lo = -self._i_hi
-        self._kd_pos = gains.kd[:3].copy()
+        self._kd_pos, self._kd_rot = gains.kd[:3].copy(), gains.kd[3:].copy()
         # Scalar gains as vectors: array·array is cheaper than scalar·array, and rounds alike.
         self._dt = np.full(3, self.dt)
         self._kp_null = np.full(model.nv, gains.kp_null)
@@ -99,7 +103,7 @@ class CartesianImpedanceController(Controller):
         self._e = np.zeros(6)  # [position; orientation] error, world axes
         self._e_pos, self._e_rot = self._e[:3], self._e[3:]
         self._u = np.zeros(6)  # task acceleration
-        self._u_pos = self._u[:3]
+        self._u_pos, self._u_rot = self._u[:3], self._u[3:]
         nv = self._nv = model.nv
         self._K = np.zeros((nv + 6, nv + 6), order="F")  # [[M, Jᵀ], [J, −εI]] (upper read)
         self._K[nv:, nv:] = -gains.damping * np.eye(6)
@@ -151,6 +155,10 @@ class CartesianImpedanceController(Controller):
         np.multiply(g.kp, self._e, out=u)
         u -= g.kd * J.dot(v)
         u_pos += reference.acc + self._kd_pos * reference.vel
+        w_d = reference.V_d[3:]  # body angular velocity of the reference (zero when fixed)
+        if w_d.any():  # world ω_d = R_d ω_b, ω̇_d = R_d ω̇_b (ω × ω = 0)
+            R_d = reference.rot
+            self._u_rot += self._kd_rot * R_d.dot(w_d) + R_d.dot(reference.Vdot_d[3:])
         if self._use_integral:
             integral = self.integral  # clamped per axis, in place
             integral += self._e_pos * self._dt

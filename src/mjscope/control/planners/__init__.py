@@ -1,10 +1,12 @@
-"""Position planners (``get_state(t) -> (pos, vel, acc)``) and the motion-reference adapter."""
+"""Planners (position ``get_state(t)``, SE(3) ``get_motion_state(t)``) and the reference adapter."""
 
+from mjscope.control.planners.orientation import RockingOrientation
 from mjscope.control.planners.reference import (
     MotionReference,
     ReferenceAdapter,
     aligned_rotation,
     get_motion_reference,
+    is_se3_planner,
 )
 from mjscope.control.planners.se3_topp import SE3ToppTrajectory
 from mjscope.control.planners.trajectory import (
@@ -21,9 +23,11 @@ __all__ = [
     "MotionReference",
     "QuinticTrajectory",
     "ReferenceAdapter",
+    "RockingOrientation",
     "SE3ToppTrajectory",
     "Trajectory",
     "TwoSegmentTrajectory",
     "aligned_rotation",
     "get_motion_reference",
+    "is_se3_planner",
 ]

@@ -1,8 +1,17 @@
-"""Motion-reference adapter: a position trajectory plus a fixed orientation → (T_d, V_d, V̇_d).
+"""Motion-reference adapter: any planner → (T_d, V_d, V̇_d) plus the world-frame linear parts.
 
 This is the contract of the SE(3) controllers: ``T_d`` is the desired pose (4×4), ``V_d`` and
 ``V̇_d`` the desired body twist and its derivative (linear first, then angular). The world-frame
 linear quantities are kept alongside for the classical controller.
+
+Two kinds of planner (the seed's two-layer planner contract):
+
+- an SE(3) planner with ``get_motion_state(t)`` / ``get_motion_states(ts)`` (SE(3)-TOPP,
+  :class:`~mjscope.control.planners.orientation.RockingOrientation`) is passed through
+  untouched; its world linear velocity and acceleration follow from the body twist,
+  ``ṗ = R v``, ``p̈ = R (v̇ + ω × v)``;
+- a plain position planner (``get_state``) is lifted with a fixed orientation ``R_d``: the body
+  angular velocity is zero and the body linear parts are the world ones rotated by ``R_dᵀ``.
 """
 
 from __future__ import annotations
@@ -76,23 +85,60 @@ def get_motion_reference(planner: Trajectory, R_d: npt.ArrayLike, t: float) -> M
     return ReferenceAdapter(planner, R_d)(t)
 
 
+def is_se3_planner(planner: object) -> bool:
+    """Whether ``planner`` gives full SE(3) motion (``get_motion_state`` and ``…_states``)."""
+    return callable(getattr(planner, "get_motion_state", None)) and callable(
+        getattr(planner, "get_motion_states", None)
+    )
+
+
+def _world_linear(
+    T: np.ndarray, V: np.ndarray, Vdot: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """World position, ``ṗ = R v`` and ``p̈ = R (v̇ + ω × v)`` of body motion; (n, 3) each."""
+    R = T[:, :3, :3]
+    vel = np.einsum("nij,nj->ni", R, V[:, :3])
+    acc = np.einsum("nij,nj->ni", R, Vdot[:, :3] + np.cross(V[:, 3:], V[:, :3]))
+    return T[:, :3, 3].copy(), vel, acc
+
+
 class ReferenceAdapter:
-    """A planner and a constant orientation as a reference callable (constant parts precomputed).
+    """A planner as a reference callable (constant parts precomputed).
 
     Args:
-        planner: Position planner.
-        R_d: Constant desired orientation; (3, 3).
+        planner: An SE(3) planner (passed through; ``R_d`` is then ignored) or a position
+            planner (lifted with ``R_d``).
+        R_d: Constant desired orientation for a position planner; (3, 3).
+
+    Raises:
+        ValueError: A position planner without ``R_d``.
     """
 
-    def __init__(self, planner: Trajectory, R_d: npt.ArrayLike) -> None:
+    def __init__(self, planner: Trajectory, R_d: npt.ArrayLike | None = None) -> None:
         self.planner = planner
-        self.R = np.array(R_d, float)
+        self.se3 = is_se3_planner(planner)
+        if R_d is None and not self.se3:
+            raise ValueError("a position planner needs a fixed orientation R_d (3, 3)")
+        self.R = np.eye(3) if R_d is None else np.array(R_d, float)
         self._Rt = self.R.T.copy()
         self._T = np.eye(4)
         self._T[:3, :3] = self.R
 
+    def _se3_batch(self, ts: npt.ArrayLike) -> list[MotionReference]:
+        T, V, Vdot = self.planner.get_motion_states(ts)  # type: ignore[attr-defined]
+        pos, vel, acc = _world_linear(T, V, Vdot)
+        segments = self.planner.segments(ts).tolist()
+        rot = T[:, :3, :3]
+        rows = zip(T, V, Vdot, pos, vel, acc, rot, segments, strict=True)
+        return list(map(MotionReference._make, rows))
+
     def __call__(self, t: float) -> MotionReference:
-        """Reference at ``t`` [s]; the body twist is the world one rotated by ``R_dᵀ``."""
+        """Reference at ``t`` [s] (see the module docstring for both kinds of planner)."""
+        if self.se3:
+            T, V, Vdot = self.planner.get_motion_state(t)  # type: ignore[attr-defined]
+            pos, vel, acc = _world_linear(T[None], V[None], Vdot[None])
+            seg = self.planner.segment(t)
+            return MotionReference(T, V, Vdot, pos[0], vel[0], acc[0], T[:3, :3], seg)
         pos, vel, acc = self.planner.get_state(t)
         T = self._T.copy()
         T[:3, 3] = pos
@@ -106,8 +152,11 @@ class ReferenceAdapter:
         """References at each of ``ts`` [s] (n,), vectorised (same values as calling per instant).
 
         The arrays of each reference are rows of arrays shared by the batch (one allocation per
-        field, not per instant); the orientation is the adapter's constant ``R``.
+        field, not per instant); for a position planner the orientation is the adapter's
+        constant ``R``, an SE(3) planner's ``get_motion_states`` gives its own.
         """
+        if self.se3:
+            return self._se3_batch(ts)
         pos, vel, acc = self.planner.get_states(ts)  # (n, 3) each
         n = len(pos)
         T = np.empty((n, 4, 4))
