@@ -3,6 +3,7 @@ import io
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from rich.console import Console
 
@@ -263,3 +264,164 @@ def test_mujoco_warning_text_stays_off_the_terminal(tmp_path, capsys):
     assert main(["diagnose", str(p), "--steps", "20", "--quiet", "--plot", str(tmp_path)]) == 1
     captured = capsys.readouterr()
     assert "DIVERGED" in captured.out and captured.err == ""
+
+
+def test_exercise3_forward_inverse_on_the_standing_quadruped(tmp_path, capsys):
+    """S1.7 exercise 3: forward/inverse on the standing Go2-like quadruped, per-DOF table."""
+    js = tmp_path / "r.json"
+    argv = [
+        "diagnose",
+        "quadruped",
+        "--ctrl",
+        "hold",
+        "--inverse",
+        "--steps",
+        "1500",
+        "--json",
+        str(js),
+    ]
+    rc = main(argv)
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    assert "generalized forces per DOF" in out and "FR_calf_joint" in out and "root.z" in out
+    r = json.loads(js.read_text())["rollout"]
+    assert max(r["inverse_dof_max"]) < 1e-9  # numerical precision, ~1e-11 measured
+    assert r["inverse_tolerance"] > 1e-5 and len(r["dof_forces"]) == 18
+    z = {c["name"]: c for c in r["columns"]}["com_z"]["final"]
+    assert 0.2 < z < 0.35  # standing, not collapsed
+
+
+def test_contacts_csv_and_per_pair_summary(tmp_path, capsys):
+    path, js = tmp_path / "c.csv", tmp_path / "r.json"
+    rc = main(["diagnose", "gripper_cylinder", "--ctrl", "zero", "--steps", "200",
+               "--contacts", str(path), "--json", str(js)])  # fmt: skip
+    out = capsys.readouterr().out
+    assert rc == 0 and "contacts by geom pair" in out, out
+    lines = path.read_text().splitlines()
+    assert lines[0].startswith("step,time [s],geom1,geom2,dist [m],condim")
+    assert len(lines) > 200 and all(",left_pad," in x or ",right_pad," in x for x in lines[1:])
+    pairs = json.loads(js.read_text())["rollout"]["contact_pairs"]
+    assert {(p["geom1"], p["geom2"]) for p in pairs} == {("cylinder", "left_pad"),
+                                                        ("cylinder", "right_pad")}  # fmt: skip
+    assert all(p["sliding_fraction"] == 0 and p["condim"] == 4 for p in pairs)
+
+
+def test_default_ctrl_holds_the_quadruped_and_zero_says_why_it_collapses(tmp_path, capsys):
+    js = tmp_path / "r.json"
+    assert main(["diagnose", "quadruped", "--steps", "1500", "--json", str(js)]) == 0
+    out = capsys.readouterr().out
+    assert "control used: hold (servos at the initial pose, motors 0) (12 actuators)" in out
+    r = json.loads(js.read_text())
+    assert r["rollout"]["ctrl"] == "hold" and r["check_counts"]["warning"] == 0
+    assert {c["name"]: c for c in r["rollout"]["columns"]}["com_z"]["final"] > 0.2
+    rc = main(["diagnose", "quadruped", "--steps", "300", "--ctrl", "zero", "--quiet"])
+    out = capsys.readouterr().out
+    calf = [x for x in out.splitlines() if x.startswith("warning: CTRL_OUTSIDE_RANGE")]
+    assert rc == 0 and len(calf) == 4 and all("_calf'" in x and "--ctrl zero" in x for x in calf)
+
+
+def _sweep(argv, tmp_path, capsys):
+    js = tmp_path / "s.json"
+    rc = main([*argv, "--jobs", "1", "--json", str(js), "--plot", str(tmp_path / "p")])
+    out = capsys.readouterr().out
+    return rc, out, json.loads(js.read_text())
+
+
+def test_exercise5_fourbar_separation_grows_with_solref(tmp_path, capsys):
+    """S1.11 exercise 5 as one command: ctrl = 5 sin(2πt), solref[0] ∈ {0.005, 0.02, 0.1}."""
+    argv = ["diagnose", "fourbar", "--ctrl", "sine:5:1",
+            "--set", "equality:closure.solref=0.005 1;0.02 1;0.1 1"]  # fmt: skip
+    rc, out, rep = _sweep(argv, tmp_path, capsys)
+    sep = [row["max_eq_violation"] for row in rep["table"]]
+    assert sep[0] < sep[1] < sep[2] and sep[2] > 10 * sep[0], sep
+    assert sep[0] < 2e-3  # stiff closure: no visible separation (~0.9 mm measured)
+    assert [row["checks"] for row in rep["table"]] == ["-", "-", "EQUALITY_VIOLATION"]
+    assert (tmp_path / "p" / "sweep_curve.png").stat().st_size > 10_000
+    assert rc == 0 and "sweep_curve.png" in out
+
+
+def test_exercise6_condim_drops_and_holds_the_cylinder(tmp_path, capsys):
+    """S1.11 exercise 6 as one command: condim 1/3/4/6, 1000 steps, z drop and step cost."""
+    argv = ["diagnose", "gripper_cylinder", "--ctrl", "zero", "--steps", "1000",
+            "--set", "geom:*.condim=1,3,4,6"]  # fmt: skip
+    _, _, rep = _sweep(argv, tmp_path, capsys)
+    drop = {row["value"]: row["max_z_drop_mm"] for row in rep["table"]}
+    assert drop["1"] > 50 and drop["4"] < 1.0 and drop["6"] < 1.0, drop
+    assert "CONTACT_SLIP" in rep["table"][0]["checks"]
+    assert all(row["us_per_step"] > 0 for row in rep["table"])
+    assert (tmp_path / "p" / "sweep_bars.png").stat().st_size > 10_000
+
+
+def test_timestep_sweep_keeps_the_simulated_duration(tmp_path, capsys):
+    argv = ["diagnose", "fourbar", "--steps", "200", "--set", "option.timestep=0.001,0.002,0.004"]
+    _, _, rep = _sweep(argv, tmp_path, capsys)
+    # 200 steps at the model's own 0.002 s: 0.4 s simulated by every run
+    assert [row["steps"] for row in rep["table"]] == [400, 200, 100]
+    assert all(abs(row["sim_time_s"] - 0.4) < 1e-9 for row in rep["table"])
+
+
+def test_columns_qpos_qvel_sensordata_named_with_units(tmp_path, capsys):
+    from mjscope.diagnose import read_csv
+
+    csv = tmp_path / "q.csv"
+    argv = ["diagnose", "quadruped", "--steps", "300", "--columns", "sensordata,qvel,qpos",
+            "--csv", str(csv), "--quiet"]  # fmt: skip
+    assert main(argv) == 0
+    header = csv.read_text().splitlines()[0].split(",")
+    for h in ("qpos.root.z [m]", "qpos.root.qw [1]", "qpos.FR_calf_joint [rad]",
+              "qvel.root.rx [rad/s]", "qvel.RL_calf_joint [rad/s]", "sensor.imu_gyro.0 [rad/s]",
+              "sensor.imu_acc.2 [m/s²]", "sensor.FR_calf_pos [rad]"):  # fmt: skip
+        assert h in header, h
+    assert header.index("qpos.root.x [m]") < header.index("qvel.root.x [m/s]")
+    names, rows = read_csv(csv)
+    col = {n: rows[:, k] for k, n in enumerate(names)}
+    # a row is one state: the jointpos sensor (from the step's forward pass) equals qpos
+    assert np.array_equal(col["sensor.FR_calf_pos"], col["qpos.FR_calf_joint"])
+    assert col["qpos.root.z"][0] == 0.45 and col["qvel.root.z"][0] == 0.0  # the reset state
+    capsys.readouterr()
+    assert main(["diagnose", "quadruped", "--columns", "qacc"]) == 2
+    assert "--columns qacc: not one of qpos, qvel, sensordata" in capsys.readouterr().err
+
+
+SLOPE = """<mujoco><option cone="elliptic"/><worldbody>
+<geom name="ramp" type="plane" size="5 5 .1" euler="0 30 0" friction="{mu} .005 .0001"/>
+<body name="box" pos="0 0 .1" euler="0 30 0"><freejoint/>
+<geom name="box" type="box" size=".05 .05 .05" mass="1" friction="{mu} .005 .0001"/></body>
+</worldbody></mujoco>"""
+
+
+def test_baseline_saved_then_same_then_changed(tmp_path, capsys):
+    model, base = tmp_path / "slope.xml", tmp_path / "base"
+    model.write_text(SLOPE.format(mu=1.0))
+    argv = ["diagnose", str(model), "--steps", "600", "--baseline", str(base), "--quiet"]
+    assert main(argv) == 0
+    assert "baseline: saved in" in capsys.readouterr().out
+    assert (base / "baseline.csv").is_file() and (base / "baseline.json").is_file()
+    assert main(argv) == 0
+    assert "baseline: same behaviour" in capsys.readouterr().out
+    model.write_text(SLOPE.format(mu=0.1))  # the edit makes the box slide down the ramp
+    assert main(argv) == 1
+    out = capsys.readouterr().out
+    assert "baseline: behaviour changed" in out and "column com_z:" in out, out
+    assert "new check: CONTACT_SLIP geoms 'ramp' / 'box'" in out
+    rc = main([*argv[:-1], "--steps", "300"])  # other settings: not comparable
+    assert rc == 2 and "was made with other settings (steps 600 → 300)" in capsys.readouterr().err
+
+
+def test_the_seeds_flag_form(tmp_path, capsys):
+    """S1.14: mj_diagnose --model unitree_go2/scene.xml --steps 2000 --csv out.csv."""
+    csv = tmp_path / "out.csv"
+    assert main(["diagnose", "--model", "quadruped", "--steps", "200", "--csv", str(csv)]) == 0
+    assert len(csv.read_text().splitlines()) == 201
+    capsys.readouterr()
+    assert main(["diagnose", "--steps", "5"]) == 2
+    assert "no model: mjscope diagnose MODEL (or --model MODEL)" in capsys.readouterr().err
+    assert main(["diagnose", "quadruped", "--model", "fourbar"]) == 2
+    assert "two models given" in capsys.readouterr().err
+
+
+def test_baseline_with_a_sweep_is_a_one_line_error(tmp_path, capsys):
+    rc = main(
+        ["diagnose", "fourbar", "--set", "option.timestep=0.001", "--baseline", str(tmp_path)]
+    )
+    assert rc == 2 and "--baseline checks one run" in capsys.readouterr().err

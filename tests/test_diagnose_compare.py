@@ -25,3 +25,22 @@ def test_compare_nan_and_inf_semantics():
     x = next(c for c in res["columns"] if c["name"] == "x")
     assert x == {"name": "x", "max_deviation": inf, "first_diverging_step": 2}
     assert compare(a, a, 0.0)["passed"]  # same infinities and NaNs in the same places
+
+
+def test_rank_columns_by_normalised_deviation():
+    import numpy as np
+
+    from mjscope.diagnose.compare import compare, rank_columns
+
+    t = np.linspace(0, 1, 11)
+    names = ["time", "z", "force", "flat", "pen_geom1"]
+    a = np.column_stack([t, 0.3 + 0 * t, 300 * t, 0 * t, 0 * t])
+    b = a.copy()
+    b[:, 1] += 0.003  # a constant column: scaled by its magnitude, 0.003 / 0.3 = 0.01
+    b[:, 2] += 30.0  # 10 % of the range 300
+    b[:, 4] = 5  # a geom id: not a magnitude
+    res = compare((names, a), (names, b), 1e-9)
+    ranked = rank_columns(res, (names, a), (names, b), {"pen_geom1": "id"})
+    assert [n for n, _ in ranked] == ["force", "z", "flat"]
+    assert abs(ranked[0][1] - 0.1) < 1e-9 and abs(ranked[1][1] - 0.01) < 1e-9
+    assert ranked[2][1] == 0.0

@@ -26,13 +26,13 @@ from mjscope.diagnose import (
     DiagnoseCmdCfg,
     Probe,
     RolloutCfg,
-    default_probes,
     run_diagnose,
     run_rollout,
 )
 from mjscope.diagnose.compare import read_csv
 from mjscope.diagnose.outputs import Interrupted, partial_path, save_figure, sigterm_as_interrupt
 from mjscope.diagnose.report import write_json
+from mjscope.diagnose.rollout import probes_for
 from mjscope.exceptions import OutputError
 from mjscope.models import load
 
@@ -67,7 +67,8 @@ def test_interrupted_rollout_keeps_earlier_csv_and_whole_partial(tmp_path, block
     csv.write_text(EARLIER)
     cfg = RolloutCfg(steps=1000, csv=csv, block_rows=block_rows)
     with pytest.raises(Interrupted) as info:
-        run_rollout(load("fourbar"), cfg, [*default_probes(), StopAt(300)])
+        model = load("fourbar")
+        run_rollout(model, cfg, [*probes_for(cfg, model), StopAt(300)])
     part = partial_path(csv)
     assert info.value.kept == ((part, csv),)
     assert csv.read_text() == EARLIER

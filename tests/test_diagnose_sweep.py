@@ -30,7 +30,8 @@ def test_applier_sets_values_on_matching_geoms_only():
         "option.nope=1",
         "option.__class__=1",
         "geom:.solref=1",
-        "body:x.mass=1",
+        "body:x.nope=1",
+        "joint:x.damping=1",
         "option.timestep=",
     ],
 )

@@ -53,7 +53,7 @@ def test_example_files_are_bundled_or_said_where_they_come_from() -> None:
             made.add(words[-1])
         if words[:1] != ["mjscope"]:
             continue
-        outputs = {"--csv", "--json", "--report", "--record", "--snapshot", "--log"}
+        outputs = {"--csv", "--json", "--report", "--record", "--snapshot", "--log", "--contacts"}
         for prev, w in zip(["", *words[:-1]], words, strict=True):
             if prev in outputs:
                 made.add(w.rsplit("/", 1)[-1])

@@ -19,31 +19,34 @@ import mujoco
 import numpy as np
 
 from mjscope.diagnose import RolloutCfg, run_rollout
+from mjscope.diagnose.controls import hold_ctrl
 from mjscope.models import load
 
 MODEL = "quadruped"
 
 
 def _bare(steps: int) -> float:
+    """The bare loop: the same model, the same control as diagnose's default (``hold``)."""
     m = load(MODEL)
     d = mujoco.MjData(m)
     mujoco.mj_forward(m, d)
+    d.ctrl[:] = hold_ctrl(m, d)
     t0 = time.perf_counter()
     for _ in range(steps):
         mujoco.mj_step(m, d)
     return time.perf_counter() - t0
 
 
-def _diagnose(steps: int, csv: Path | None, inverse: bool = False) -> float:
+def _diagnose(steps: int, csv: Path | None, inverse: bool = False, **kw: Any) -> float:
     m = load(MODEL)
     t0 = time.perf_counter()
-    run_rollout(m, RolloutCfg(steps=steps, csv=csv, inverse=inverse))
+    run_rollout(m, RolloutCfg(steps=steps, csv=csv, inverse=inverse, **kw))
     return time.perf_counter() - t0
 
 
 def _peak_mib(steps: int, csv: Path) -> float:
     tracemalloc.start()
-    run_rollout(load(MODEL), RolloutCfg(steps=steps, csv=csv))
+    run_rollout(load(MODEL), RolloutCfg(steps=steps, csv=csv, contact_every=0))
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     return peak / 2**20
@@ -55,32 +58,56 @@ def _row(metric: str, value: float, unit: str, ratio: float | None, target: str,
 
 
 def run(quick: bool = False) -> list[dict[str, Any]]:
-    """Measure and return the rows."""
+    """Measure and return the rows.
+
+    Each repeat times, back to back: the bare loop; the recorder streaming the CSV without
+    per-contact capture (``contact_every=0``: the recorder and CSV sink alone); the same in
+    memory; the default diagnose (per-contact summary every 10th step); ``--contacts`` (every
+    contact of every step, to a long CSV).
+    """
     steps = 4000 if quick else 20000
     repeats = 3 if quick else 9
     with tempfile.TemporaryDirectory() as tmp:
-        csv = Path(tmp) / "diag.csv"
+        csv, contacts = Path(tmp) / "diag.csv", Path(tmp) / "contacts.csv"
         runs = []
         for _ in range(repeats):
-            runs.append((_bare(steps), _diagnose(steps, csv), _diagnose(steps, None)))
-        inverse = _diagnose(steps // 4, csv, inverse=True) * 4
+            runs.append(
+                (
+                    _bare(steps),
+                    _diagnose(steps, csv, contact_every=0),
+                    _diagnose(steps, None, contact_every=0),
+                    _diagnose(steps, csv),
+                    _diagnose(steps, csv, contacts=contacts),
+                )
+            )
+        inverse = _diagnose(steps // 4, csv, inverse=True, contact_every=0) * 4
         peak_short = _peak_mib(steps // 10, csv)
         peak = _peak_mib(steps, csv)
-    t = np.array(runs)  # (repeats, 3): bare, csv, in memory [s]
+    t = np.array(runs)  # (repeats, 5): bare, csv, in memory, + sampled contacts, + --contacts [s]
     bare = float(np.median(t[:, 0]))
-    r_csv, r_mem = (float(np.median(t[:, k] / t[:, 0])) for k in (1, 2))
+    r_csv, r_mem, r_sampled, r_contacts = (
+        float(np.median(t[:, k] / t[:, 0])) for k in (1, 2, 3, 4)
+    )
     best_csv, best_mem = (float(t[:, k].min() / t[:, 0].min()) for k in (1, 2))
     per_step = bare / steps * 1e6
     blocks = RolloutCfg().block_rows
     writer = "a forked writer" if steps >= 2 * blocks else "this process (short run)"
-    note = f"{MODEL}, {steps} steps, median of {repeats}; bare {per_step:.1f} µs/step"
+    note = (
+        f"{MODEL} under hold control, {steps} steps, median of {repeats}; "
+        f"bare {per_step:.1f} µs/step"
+    )
     return [
         _row("diagnose --csv / bare", r_csv, "x", r_csv, "≤ 1.5 (stretch ≤ 1.2)",
-             f"{note}; best-of ratio {best_csv:.2f}"),
+             f"{note}; recorder + CSV sink, no per-contact capture; best-of ratio {best_csv:.2f}"),
         _row("diagnose (no CSV) / bare", r_mem, "x", r_mem, "≤ 1.5",
              f"recording in memory only; best-of ratio {best_mem:.2f}"),
         _row("overhead per step (--csv)", (r_csv - 1.0) * per_step, "µs", r_csv, "",
              f"{blocks}-row blocks; CSV formatted in {writer}"),
+        _row("per-contact capture, every 10th step", (r_sampled - r_csv) * per_step, "µs",
+             r_sampled, "", "the default diagnose (per-pair summary, CONTACT_SLIP): ratio with "
+             "the CSV, cost per step over the CSV run"),
+        _row("--contacts (every contact, every step)", (r_contacts - r_csv) * per_step, "µs",
+             r_contacts, "", "mj_contactForce per contact in Python + the long CSV"),
         _row("diagnose --inverse / bare", inverse / bare, "x", inverse / bare, "",
              "extra mj_forward + mj_inverse per step (only when asked)"),
         _row("peak recording memory", peak, "MiB", None, "flat in steps",

@@ -27,16 +27,40 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="MODEL is a bundled name, an MJCF or a URDF file. "
         "'mjscope diagnose compare A.csv B.csv [--tol X] [--plot DIR]' compares two CSVs.",
     )
-    p.add_argument("model", metavar="MODEL", help="bundled name, .xml or .urdf (or 'compare')")
+    p.add_argument(
+        "model", nargs="?", metavar="MODEL", help="bundled name, .xml or .urdf (or 'compare')"
+    )
+    p.add_argument(
+        "--model",
+        dest="model_opt",
+        default=None,
+        metavar="MODEL",
+        help="the model, as the seed's 'mj_diagnose --model PATH' (same as MODEL)",
+    )
     p.add_argument("extra", nargs="*", metavar="CSV", help="compare: the two CSV files")
     p.add_argument("--steps", type=int, default=None, help="rollout steps (default 2000)")
     p.add_argument("--duration", type=float, default=None, help="rollout duration [s]")
-    p.add_argument("--ctrl", default="zero", choices=("zero", "hold", "noise"), help="controls")
+    p.add_argument(
+        "--ctrl",
+        default="hold",
+        metavar="CTRL",
+        help="controls: hold (default: servos hold the initial pose), zero, noise, "
+        "sine[:AMP[:HZ]], const:VALUE, or a YAML file mapping actuator names to these",
+    )
     p.add_argument("--seed", type=int, default=0, help="noise seed (default 0)")
     p.add_argument("--noise-scale", type=float, default=1.0, help="noise: fraction of ctrlrange")
     p.add_argument("--key", default=None, help="reset to this keyframe (name or index)")
     p.add_argument("--inverse", action="store_true", help="record fwd/inv consistency (costly)")
     p.add_argument("--csv", default=None, metavar="FILE", help="stream per-step rows here")
+    p.add_argument(
+        "--contacts", default=None, metavar="FILE", help="per-contact CSV, one row per contact"
+    )
+    p.add_argument(
+        "--columns",
+        default=None,
+        metavar="LIST",
+        help="extra CSV columns, comma-separated: qpos, qvel, sensordata (named, with units)",
+    )
     p.add_argument("--json", default=None, metavar="FILE", help="write the report as JSON")
     p.add_argument("--plot", default=None, metavar="DIR", help="write PNG plots here")
     p.add_argument(
@@ -55,7 +79,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--jobs", type=int, default=None, help="sweep: worker processes (default: one per CPU)"
     )
-    p.add_argument("--tol", type=float, default=1e-9, help="compare: tolerance (default 1e-9)")
+    p.add_argument(
+        "--baseline",
+        default=None,
+        metavar="DIR",
+        help="save this run as the model's baseline in DIR on first use, compare against it after",
+    )
+    p.add_argument(
+        "--tol",
+        type=float,
+        default=1e-9,
+        help="compare: tolerance per value; --baseline: per column, of its range (default 1e-9)",
+    )
     p.add_argument("--quiet", action="store_true", help="print only findings and the verdict")
     from mjscope.cli._common import add_model_arguments
 
@@ -71,6 +106,23 @@ def run(args: argparse.Namespace) -> int:
     if args.model == "compare":
         return run_compare(compare_cfg(args), console())
     return run_diagnose(diagnose_cfg(args), console())
+
+
+def _model(args: argparse.Namespace) -> str:
+    """MODEL from the positional or ``--model`` (one of them, or both the same).
+
+    Raises:
+        ConfigError: Neither, or two different models.
+    """
+    from mjscope.exceptions import ConfigError
+
+    pos, opt = args.model, args.model_opt
+    if pos and opt and pos != opt:
+        raise ConfigError(f"two models given: {pos!r} and --model {opt!r}; give one")
+    model = pos or opt
+    if not model:
+        raise ConfigError("no model: mjscope diagnose MODEL (or --model MODEL); see mjscope models")
+    return str(model)
 
 
 def compare_cfg(args: argparse.Namespace) -> CompareCfg:
@@ -99,7 +151,7 @@ def diagnose_cfg(args: argparse.Namespace) -> DiagnoseCmdCfg:
 
     if args.extra:
         raise ConfigError(f"unexpected arguments {args.extra}; only 'compare' takes CSV files")
-    return cfg_from_args(DiagnoseCmdCfg, args, load_options=load_options(args))
+    return cfg_from_args(DiagnoseCmdCfg, args, model=_model(args), load_options=load_options(args))
 
 
 def demo(out: Path, con: Console) -> tuple[list[Path], int]:

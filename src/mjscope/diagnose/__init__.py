@@ -4,13 +4,18 @@ How a diagnosis flows, and where each step lives:
 
 - :mod:`.summary`: dimensions, options, why nq ≠ nv, the actuator table (:mod:`.names`:
   how elements are named in messages; :mod:`.contacts`: the contacts of one state).
-- :mod:`.checks`: lint rules on the model, its initial state and its rollout (``Finding``).
-- :mod:`.rollout`: reset, :mod:`.controls` (``--ctrl``), the ``mj_step`` loop; :mod:`.probes`
-  record each step into :mod:`.recording` (block recorder, CSV sink).
+- :mod:`.checks`: lint rules on the model, its source file, its initial state and its rollout
+  (``Finding``).
+- :mod:`.rollout`: reset (:mod:`.episode`: reset, step counts, divergence), :mod:`.controls`
+  (``--ctrl``: hold, zero, noise, sine, const, YAML per actuator), the ``mj_step`` loop;
+  :mod:`.probes` record each step into :mod:`.recording` (block recorder, CSV sink): state,
+  contacts (and per-contact detail), solver, forces (per DOF), equalities, actuators, sensors,
+  optional qpos/qvel/sensordata columns.
 - :mod:`.diagnosis`: summary + checks + rollout → :mod:`.report` (rich tables, JSON) and
   :mod:`.plots`.
-- :mod:`.sweep` (``--set``, on the interrupt-safe process pool of :mod:`.pool`),
-  :mod:`.compare` (two CSVs).
+- :mod:`.sweep` (``--set`` on the targets of :mod:`.targets`, on the interrupt-safe process
+  pool of :mod:`.pool`; summary figures in :mod:`.sweep_plots`), :mod:`.compare` (two CSVs,
+  columns ranked by normalised deviation), :mod:`.baseline` (``--baseline DIR``).
 - :mod:`.outputs`: every file is written beside its target and renamed when complete; an
   interrupted (Ctrl-C, SIGTERM) or failed run keeps ``<name>.partial.csv`` and never replaces
   an earlier output.

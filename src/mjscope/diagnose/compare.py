@@ -94,3 +94,44 @@ def _deviation(da: np.ndarray, db: np.ndarray, tol: float) -> dict[str, Any]:
         "max_deviation": float(dev.max()) if dev.size else 0.0,
         "first_diverging_step": int(bad[0]) if bad.size else None,
     }
+
+
+def read_units(path: str | Path) -> dict[str, str]:
+    """Column name → unit from a diagnose CSV's header (``com_z [m]`` → ``{"com_z": "m"}``)."""
+    with Path(path).open(encoding="utf-8") as f:
+        header = f.readline().strip()
+    out = {}
+    for h in header.split(","):
+        name, _, unit = h.partition(" [")
+        out[name.strip()] = unit.rstrip("]")
+    return out
+
+
+def rank_columns(
+    res: dict[str, Any],
+    a: tuple[list[str], np.ndarray],
+    b: tuple[list[str], np.ndarray],
+    units: dict[str, str] | None = None,
+) -> list[tuple[str, float]]:
+    """Shared columns by normalised deviation, largest first: ``(name, max|A−B| / scale)``.
+
+    The scale of a column is its range in A, the reference (its largest magnitude when A holds
+    it constant, 1 when zero), so a 1 mm drift in a height of 0.3 m ranks with a 1 N drift in
+    a force of 300 N. Columns
+    that do not differ at all come last; ``time`` and identifier columns (unit ``id``: geom
+    ids, whose differences are not magnitudes) are left out.
+    """
+    units = units or {}
+    (na, ra), rb = a, b[1]
+    n = min(len(ra), len(rb))
+    out = []
+    for c in res["columns"]:
+        name = c["name"]
+        if name == "time" or units.get(name) == "id":
+            continue
+        ref = ra[:n, na.index(name)]
+        finite = ref[np.isfinite(ref)]
+        span = float(np.ptp(finite)) if finite.size else 0.0
+        scale = span or (float(np.abs(finite).max()) if finite.size else 0.0) or 1.0
+        out.append((name, float(c["max_deviation"]) / scale))
+    return sorted(out, key=lambda kv: -kv[1])

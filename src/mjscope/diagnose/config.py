@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 
 import mujoco
 
+from mjscope.diagnose.controls import DEFAULT_CTRL
 from mjscope.diagnose.diagnosis import FAIL_ON
+from mjscope.diagnose.probes.vectors import parse_columns
 from mjscope.diagnose.rollout import RolloutCfg, check_steps, steps_for
 from mjscope.exceptions import ConfigError
 from mjscope.models import LoadOptions
@@ -26,15 +28,21 @@ class DiagnoseCmdCfg:
         load_options: How the model file is loaded (package paths, fixed links, visuals).
         steps: Rollout steps (``None``: 2000, or from ``duration``).
         duration: Rollout duration [s]; overrides ``steps`` (per run's timestep in a sweep).
-        ctrl: ``zero``, ``hold`` or ``noise`` (see :class:`~mjscope.diagnose.rollout.RolloutCfg`).
+        ctrl: ``hold`` (default), ``zero``, ``noise``, ``sine[:AMP[:HZ]]``, ``const:VALUE`` or a
+            YAML map per actuator (:mod:`mjscope.diagnose.controls`).
         seed: Noise seed.
         noise_scale: Fraction of the half ctrlrange used by ``noise`` [1].
         key: Keyframe name or index to reset to (``None``: ``qpos0``).
         inverse: Also record the forward/inverse consistency (costly).
         csv: CSV file to stream the per-step rows to (a sweep: the stem of one file per run).
+        contacts: Long-format per-contact CSV, one row per contact per step (a sweep: a stem).
+        columns: Extra CSV columns, comma-separated: ``qpos``, ``qvel``, ``sensordata``.
         json: File to write the report to as JSON.
         plot: Folder for PNG plots.
         set: Sweep specifications (``option.timestep=0.002,0.005``, ...); empty: no sweep.
+        baseline: Folder of the model's baseline: saved on first use, compared after
+            (:mod:`mjscope.diagnose.baseline`).
+        tol: Largest accepted normalised deviation of a column from the baseline [1].
         fail_on: Severity that makes the exit code 1: ``error``, ``warning`` or ``never``.
         jobs: Sweep worker processes (``None``: one per CPU).
         quiet: Print only the findings and the verdict (or only the sweep table).
@@ -48,15 +56,19 @@ class DiagnoseCmdCfg:
     load_options: LoadOptions = field(default_factory=LoadOptions)
     steps: int | None = None
     duration: float | None = None
-    ctrl: str = "zero"
+    ctrl: str = DEFAULT_CTRL
     seed: int = 0
     noise_scale: float = 1.0
     key: str | None = None
     inverse: bool = False
     csv: str | None = None
+    contacts: str | None = None
+    columns: str | None = None
     json: str | None = None
     plot: str | None = None
     set: tuple[str, ...] = ()
+    baseline: str | None = None
+    tol: float = 1e-9
     fail_on: str = "error"
     jobs: int | None = None
     quiet: bool = False
@@ -94,6 +106,8 @@ class DiagnoseCmdCfg:
             key=self.key,
             inverse=self.inverse,
             csv=self.csv,
+            contacts=self.contacts,
+            columns=parse_columns(self.columns),
         )
 
 

@@ -9,6 +9,7 @@ from typing import Any
 import mujoco
 
 from mjscope.diagnose.checks import Finding, initial_state_checks, rollout_checks, static_checks
+from mjscope.diagnose.checks.source import source_checks
 from mjscope.diagnose.plots import plot_rollout
 from mjscope.diagnose.report import build_report
 from mjscope.diagnose.rollout import (
@@ -33,7 +34,11 @@ class Diagnosis:
 
 
 def diagnose(
-    model: mujoco.MjModel, label: str, cfg: RolloutCfg, plot_dir: str | Path | None = None
+    model: mujoco.MjModel,
+    label: str,
+    cfg: RolloutCfg,
+    plot_dir: str | Path | None = None,
+    source: str | Path | None = None,
 ) -> Diagnosis:
     """Diagnose a compiled model.
 
@@ -42,12 +47,14 @@ def diagnose(
         label: How the report names the model.
         cfg: Rollout settings (CSV path included).
         plot_dir: Folder for PNG plots (``None``: no plots).
+        source: The model's file, for the rules on its source (``<default>`` classes, what a
+            URDF lacks); ``None`` or a bundled name: none.
 
     Returns:
         The diagnosis.
     """
     summary = model_summary(model)
-    findings = static_checks(model)
+    findings = static_checks(model) + source_checks(model, source)
     data = mujoco.MjData(model)
     with mujoco_warnings_to_logging():
         reset(model, data, cfg.key)
@@ -57,6 +64,8 @@ def diagnose(
     files: dict[str, str] = {}
     if cfg.csv is not None:
         files["csv"] = str(cfg.csv)
+    if cfg.contacts is not None:
+        files["contacts"] = str(cfg.contacts)
     if plot_dir is not None:
         files["plot"] = str(plot_rollout(result, plot_dir, label))
     rollout = {
@@ -64,6 +73,7 @@ def diagnose(
         "steps_done": result.steps_done,
         "time": result.time,
         "ctrl": cfg.ctrl,
+        "ctrl_description": result.probes.get("ctrl_used", {}).get("description", ""),
         "seed": cfg.seed,
         "key": cfg.key,
         "inverse": cfg.inverse,

@@ -34,3 +34,24 @@ def geom_name(model: mujoco.MjModel, gid: int) -> str:
     if name:
         return name
     return f"{body_name(model, int(model.geom_bodyid[gid]))}/geom#{gid}"
+
+
+_FREE_AXES = ("x", "y", "z", "rx", "ry", "rz")
+_BALL_AXES = ("rx", "ry", "rz")
+
+
+def dof_label(model: mujoco.MjModel, dof: int) -> tuple[str, str, str]:
+    """Label, group and unit of a DOF, e.g. ``("root.z", "free base", "N")``.
+
+    Free joints name their six DOFs ``<joint>.x/y/z/rx/ry/rz`` (translations in N, rotations
+    in N·m), ball joints ``<joint>.rx/ry/rz``; a slide is in N, a hinge in N·m.
+    """
+    j = int(model.dof_jntid[dof])
+    k = dof - int(model.jnt_dofadr[j])
+    name, t = joint_name(model, j), int(model.jnt_type[j])
+    jt = mujoco.mjtJoint
+    if t == jt.mjJNT_FREE:
+        return f"{name}.{_FREE_AXES[k]}", "free base", "N" if k < 3 else "N·m"
+    if t == jt.mjJNT_BALL:
+        return f"{name}.{_BALL_AXES[k]}", "joint", "N·m"
+    return name, "joint", "N" if t == jt.mjJNT_SLIDE else "N·m"

@@ -25,7 +25,9 @@ PANELS = (
     ("pen_max", "max penetration [m]"),
     ("forces", "generalized force norms [N|Nm]"),
     ("solver_niter", "solver iterations"),
+    ("eq_pos_max", "equality violation [m|rad]"),  # only for models with equalities
 )
+OPTIONAL_PANELS = ("eq_pos_max",)
 PLOT_LIMIT = 1e150  # larger magnitudes are not drawn (a gap in the line)
 FORCE_COLUMNS = (
     "qfrc_bias_norm",
@@ -59,7 +61,10 @@ def _out(folder: str | Path, name: str) -> Path:
 
 
 def plot_rollout(result: RolloutResult, folder: str | Path, title: str) -> Path:
-    """Five stacked panels (CoM height, contacts, penetration, force norms, solver iterations)."""
+    """Stacked panels: CoM height, contacts, penetration, force norms, solver iterations.
+
+    A last panel, the largest equality violation, when the model has equalities.
+    """
     names = [h.split(" [")[0] for h in result.header]
     data = result.preview
     return plot_series([(title, names, data)], folder, "diagnose.png", title)
@@ -76,14 +81,16 @@ def plot_series(
 
 def _draw_series(runs: Sequence[tuple[str, list[str], np.ndarray]], path: Path, title: str) -> Path:
     plt = _pyplot()
-    fig, axes = plt.subplots(len(PANELS), 1, figsize=(8, 11), sharex=True)
+    have = {n for _, names, _ in runs for n in names}
+    panels = [p for p in PANELS if p[0] not in OPTIONAL_PANELS or p[0] in have]
+    fig, axes = plt.subplots(len(panels), 1, figsize=(8, 2.2 * len(panels)), sharex=True)
     # One run: every force term; an overlay of runs: the constraint force only, to stay legible.
     forces = FORCE_COLUMNS if len(runs) == 1 else ("qfrc_constraint_norm",)
     for label, names, rows in runs:
         if rows.size == 0:
             continue
         t = plottable(rows[:, names.index("time")])
-        for ax, (key, ylabel) in zip(axes, PANELS, strict=True):
+        for ax, (key, ylabel) in zip(axes, panels, strict=True):
             ax.set_ylabel(ylabel, fontsize=8)
             cols = forces if key == "forces" else (key,)
             for c in cols:
@@ -108,21 +115,26 @@ def plot_overlay(
     b: tuple[Sequence[str], np.ndarray],
     labels: tuple[str, str],
     folder: str | Path,
+    ranked: Sequence[tuple[str, float]] | None = None,
+    units: dict[str, str] | None = None,
 ) -> Path:
-    """Compare two CSVs: one panel per shared column (up to 8), A and B overlaid.
+    """Compare two CSVs: one panel per column that differs most (up to 8), A and B overlaid.
 
     Args:
         a: Column names and rows ``(n_a, len(names))`` of file A.
         b: Column names and rows ``(n_b, len(names))`` of file B (its columns may differ).
         labels: Legend labels of A and B.
         folder: Output folder; the file is ``compare.png``.
+        ranked: ``(column, normalised deviation)`` largest first
+            (:func:`~mjscope.diagnose.compare.rank_columns`); ``None``: shared columns in order.
+        units: Column units for the axis labels.
 
     Returns:
         The written PNG.
     """
     path = _out(folder, "compare.png")
     with third_party_warnings_to_log():
-        return _draw_overlay(a, b, labels, path)
+        return _draw_overlay(a, b, labels, path, ranked, units or {})
 
 
 def _draw_overlay(
@@ -130,10 +142,17 @@ def _draw_overlay(
     b: tuple[Sequence[str], np.ndarray],
     labels: tuple[str, str],
     path: Path,
+    ranked: Sequence[tuple[str, float]] | None,
+    units: dict[str, str],
 ) -> Path:
     plt = _pyplot()
     (na, ra), (nb, rb) = (list(a[0]), a[1]), (list(b[0]), b[1])
-    shown = [c for c in na if c in nb and c != "time"][:8]
+    if ranked is None:
+        ranked = [(c, 0.0) for c in na if c in nb and c != "time"]
+    differing = [kv for kv in ranked if kv[1] > 0]
+    chosen = (differing or list(ranked))[:8]
+    shown = [c for c, _ in chosen]
+    score = dict(chosen)
     fig, axes = plt.subplots(
         max(len(shown), 1), 1, figsize=(8, 1.8 * max(len(shown), 1) + 1), sharex=True, squeeze=False
     )
@@ -143,10 +162,13 @@ def _draw_overlay(
     for ax, c in zip(axes[:, 0], shown, strict=False):
         ax.plot(xa, plottable(ra[:, na.index(c)]), lw=0.9, label=labels[0])
         ax.plot(xb, plottable(rb[:, nb.index(c)]), lw=0.9, ls="--", label=labels[1])
-        ax.set_ylabel(c, fontsize=7)
+        unit = f" [{units[c]}]" if units.get(c) else ""
+        ax.set_ylabel(f"{c}{unit}", fontsize=7)
+        if score.get(c):
+            ax.set_title(f"{c}: max |A−B| = {score[c]:.3g} of its range", fontsize=7, loc="left")
         ax.grid(alpha=0.3)
     if shown:
-        axes[0, 0].legend(fontsize=7)
+        axes[0, 0].legend(fontsize=7, loc="upper right")
     axes[-1, 0].set_xlabel("time [s]" if "time" in na and "time" in nb else "row")
     try:
         fig.tight_layout()

@@ -13,6 +13,7 @@ from rich.table import Table
 
 from mjscope import __version__
 from mjscope.diagnose.checks import SEVERITIES, Finding
+from mjscope.diagnose.probes import FORCE_TERMS
 from mjscope.paths import write_text
 
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
@@ -90,6 +91,9 @@ def render(report: dict[str, Any], con: Console) -> None:
         con.print(f"  {s['nq_nv_note']}")
     _actuators(report["actuators"], con)
     _rollout(report["rollout"], con)
+    _contact_pairs(report["rollout"], con)
+    _dof_forces(report["rollout"], con)
+    _equalities(report["rollout"].get("equalities", []), con)
     _sensors(report["rollout"].get("sensors", []), con)
     _checks(report["checks"], con)
     for k, v in report["files"].items():
@@ -120,6 +124,8 @@ def _rollout(r: dict[str, Any], con: Console) -> None:
         f"rollout: {r['steps_done']}/{r['steps']} steps, t={r['time']:.4g} s, ctrl={r['ctrl']}"
         f" (seed {r['seed']}){', key ' + r['key'] if r.get('key') else ''}"
     )
+    if r.get("ctrl_description"):
+        con.print(f"  control used: {r['ctrl_description']}")
     if r.get("divergence"):
         dv = r["divergence"]
         con.print(
@@ -144,6 +150,65 @@ def _rollout(r: dict[str, Any], con: Console) -> None:
                 p["geom1"], p["geom2"], _fmt(p["max_penetration_m"]), _fmt(p["smaller_geom_size_m"])
             )
         con.print(t)
+
+
+def _contact_pairs(r: dict[str, Any], con: Console) -> None:
+    rows = r.get("contact_pairs", [])
+    if not rows:
+        return
+    every = r.get("contact_sample_every", 1)
+    t = Table(title=f"contacts by geom pair (sampled every {every} step{'s' * (every > 1)})")
+    for c in ("geom1", "geom2", "condim", "μ", "solref", "samples", "max f_n [N]",
+              "mean f_n [N]", "max |f_t| [N]", "min dist [m]", "sliding"):  # fmt: skip
+        t.add_column(c)
+    for p in rows[:8]:
+        t.add_row(
+            p["geom1"], p["geom2"], str(p["condim"]), _fmt(p["friction"][0]), _fmt(p["solref"]),
+            str(p["samples"]), _fmt(p["max_normal_n"]), _fmt(p["mean_normal_n"]),
+            _fmt(p["max_tangential_n"]), _fmt(p["min_dist_m"]), f"{p['sliding_fraction']:.0%}",
+        )  # fmt: skip
+    con.print(t)
+    if len(rows) > 8:
+        con.print(f"  … and {len(rows) - 8} more pairs (all in --json)")
+
+
+def _dof_forces(r: dict[str, Any], con: Console, limit: int = 40) -> None:
+    rows = r.get("dof_forces", [])
+    if not rows:
+        return
+    inv = r.get("inverse_dof_max")
+    t = Table(title="generalized forces per DOF: RMS / max |value| over the run")
+    for c in ("DOF", "group", "unit", "bias", "constraint", "actuator", "passive", "applied"):
+        t.add_column(c, justify="right" if c not in ("DOF", "group", "unit") else "left")
+    if inv:
+        t.add_column("max |inverse residual|", justify="right")
+    for row in rows[:limit]:
+        cells = [f"{_fmt(row[f'{k}_rms'])} / {_fmt(row[f'{k}_max'])}" for k in FORCE_TERMS]
+        extra = [_fmt(inv[row["dof"]])] if inv else []
+        t.add_row(row["label"], row["group"], row["unit"], *cells, *extra)
+    con.print(t)
+    if len(rows) > limit:
+        con.print(f"  … and {len(rows) - limit} more DOFs (all in --json)")
+    if inv:
+        con.print(
+            f"  forward/inverse: max residual {max(inv):.3g} N|Nm (tolerance "
+            f"{r['inverse_tolerance']:.3g}); qfrc_inverse = qfrc_actuator + qfrc_applied + "
+            "Jᵀ·xfrc_applied (qfrc_bias and qfrc_constraint are already inside the qacc it "
+            "inverts)"
+        )
+
+
+def _equalities(rows: list[dict[str, Any]], con: Console) -> None:
+    if not rows:
+        return
+    t = Table(title="equality constraints: violation over the run")
+    for c in ("name", "type", "solref", "max position", "final position", "max rotation [rad]"):
+        t.add_column(c)
+    for q in rows:
+        u = q["unit"]
+        t.add_row(q["name"], q["type"], _fmt(q["solref"]), f"{_fmt(q['max_position'])} {u}",
+                  f"{_fmt(q['final_position'])} {u}", _fmt(q["max_rotation_rad"]))  # fmt: skip
+    con.print(t)
 
 
 def _sensors(rows: list[dict[str, Any]], con: Console) -> None:

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import math
-from collections.abc import Iterator
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,14 +22,31 @@ from typing import Any
 import mujoco
 import numpy as np
 
-from mjscope.diagnose.controls import CTRL_MODES, hold_ctrl, noise_source
-from mjscope.diagnose.names import joint_name
+from mjscope.diagnose.controls import (
+    DEFAULT_CTRL,
+    ControlPlan,
+    Spec,
+    check_noise_scale,
+    ctrl_report,
+    parse_ctrl,
+)
+from mjscope.diagnose.episode import (
+    check_steps,
+    divergence_info,
+    free_body_heights,
+    key_id,
+    mujoco_warnings_to_logging,
+    reset,
+    steps_for,
+)
 from mjscope.diagnose.outputs import Interrupted
 from mjscope.diagnose.probes import (
-    DIVERGENCE,
     WARNING_NAMES,
+    ActuatorProbe,
+    ContactDetailProbe,
     ContactProbe,
     EnergyProbe,
+    EqualityProbe,
     ForceProbe,
     InverseProbe,
     Probe,
@@ -39,25 +55,26 @@ from mjscope.diagnose.probes import (
     StateProbe,
     WarningProbe,
 )
+from mjscope.diagnose.probes.vectors import VectorProbe, parse_columns
 from mjscope.diagnose.recording import Recorder
-from mjscope.exceptions import ConfigError, OutputError
+from mjscope.exceptions import OutputError
 
 logger = logging.getLogger(__name__)
 
-
-@contextlib.contextmanager
-def mujoco_warnings_to_logging() -> Iterator[None]:
-    """Route MuJoCo's warning text to ``logging`` (not ``MUJOCO_LOG.TXT`` in the cwd).
-
-    Logged at INFO (``-v`` shows it): the report already carries every warning, as its
-    counters and the DIVERGED / MUJOCO_WARNING findings.
-    """
-    previous = mujoco.get_mju_user_warning()
-    mujoco.set_mju_user_warning(lambda msg: logger.info("MuJoCo: %s", msg))
-    try:
-        yield
-    finally:
-        mujoco.set_mju_user_warning(previous)
+__all__ = [
+    "RolloutCfg",
+    "RolloutResult",
+    "check_steps",
+    "default_probes",
+    "divergence_info",
+    "free_body_heights",
+    "key_id",
+    "mujoco_warnings_to_logging",
+    "probes_for",
+    "reset",
+    "run_rollout",
+    "steps_for",
+]
 
 
 @dataclass(frozen=True)
@@ -66,24 +83,35 @@ class RolloutCfg:
 
     Attributes:
         steps: Number of ``mj_step`` calls.
-        ctrl: ``zero``, ``hold`` (servo targets at the initial pose) or ``noise`` (seeded,
-            uniform over ``ctrlrange`` scaled by ``noise_scale``; ±1 when unlimited).
+        ctrl: ``hold`` (servo targets at the initial pose), ``zero``, ``noise`` (seeded,
+            uniform over ``ctrlrange`` scaled by ``noise_scale``; ±1 when unlimited),
+            ``sine[:AMP[:HZ]]``, ``const:VALUE`` or a YAML map of them per actuator
+            (:mod:`mjscope.diagnose.controls`).
         seed: Noise seed.
         noise_scale: Fraction of the half ctrlrange used by ``noise`` [1].
         key: Keyframe name or index to reset to (``None``: ``qpos0``).
         inverse: Also record the forward/inverse consistency (costly).
         csv: CSV path (``None``: no file).
         block_rows: Recorder block size.
+        contacts: Long-format per-contact CSV (``--contacts``; ``None``: no file). With it
+            every step's contacts are captured, else every ``contact_every``-th step's.
+        contact_every: Per-contact capture stride without ``contacts`` [steps] (the per-pair
+            summary and ``CONTACT_SLIP``); 0 turns the capture off.
+        columns: Extra CSV columns: any of ``qpos``, ``qvel``, ``sensordata``
+            (:mod:`mjscope.diagnose.probes.vectors`).
     """
 
     steps: int = 2000
-    ctrl: str = "zero"
+    ctrl: str = DEFAULT_CTRL
     seed: int = 0
     noise_scale: float = 1.0
     key: str | None = None
     inverse: bool = False
     csv: str | Path | None = None
     block_rows: int = 4096
+    contacts: str | Path | None = None
+    contact_every: int = 10
+    columns: tuple[str, ...] = ()
 
 
 @dataclass
@@ -101,38 +129,30 @@ class RolloutResult:
     header: list[str] = field(default_factory=list)
 
 
-def default_probes(inverse: bool = False) -> list[Probe]:
-    """The probes ``mjscope diagnose`` records, in CSV column order."""
+def default_probes(inverse: bool = False, extra: list[Probe] | None = None) -> list[Probe]:
+    """The probes ``mjscope diagnose`` records, in CSV column order.
+
+    Args:
+        inverse: Add the forward/inverse consistency probe.
+        extra: Probes appended at the end (per-contact detail, per-DOF forces, equality).
+    """
     probes: list[Probe] = [StateProbe(), ContactProbe(), SolverProbe(), ForceProbe(), EnergyProbe()]
     if inverse:
         probes.append(InverseProbe())
-    probes += [WarningProbe(), SensorProbe()]
+    probes += [WarningProbe(), SensorProbe(), ActuatorProbe(), *(extra or [])]
     return probes
 
 
-def reset(model: mujoco.MjModel, data: mujoco.MjData, key: str | None = None) -> None:
-    """Reset to ``qpos0`` or a keyframe, then ``mj_forward`` so derived quantities match.
-
-    Raises:
-        ConfigError: ``key`` is not a keyframe of the model.
-    """
-    if key is None:
-        mujoco.mj_resetData(model, data)
-    else:
-        mujoco.mj_resetDataKeyframe(model, data, key_id(model, key))
-    mujoco.mj_forward(model, data)
-
-
-def key_id(model: mujoco.MjModel, key: str) -> int:
-    """Keyframe index from a name or an index string."""
-    names = [
-        mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_KEY, k) or str(k) for k in range(model.nkey)
-    ]
-    if key in names:
-        return names.index(key)
-    if key.isdigit() and int(key) < model.nkey:
-        return int(key)
-    raise ConfigError(f"keyframe {key!r} not in the model; known: {names or '(none)'}")
+def probes_for(cfg: RolloutCfg, model: mujoco.MjModel) -> list[Probe]:
+    """The probes of a diagnose rollout of ``model`` with settings ``cfg``."""
+    extra: list[Probe] = [EqualityProbe()] if model.neq else []
+    kinds = parse_columns(cfg.columns)
+    if kinds:
+        extra.append(VectorProbe(model, kinds))
+    if cfg.contacts is not None or cfg.contact_every > 0:
+        every = 1 if cfg.contacts is not None else cfg.contact_every
+        extra.append(ContactDetailProbe(cfg.steps, every, cfg.contacts))
+    return default_probes(cfg.inverse, extra)
 
 
 def run_rollout(
@@ -157,10 +177,8 @@ def run_rollout(
             partial CSV, and the earlier ``cfg.csv`` is unchanged.
         OutputError: The CSV cannot be written; the message names the partial file.
     """
-    if cfg.ctrl not in CTRL_MODES:
-        raise ConfigError(f"--ctrl {cfg.ctrl!r} is not one of {', '.join(CTRL_MODES)}")
-    if not 0.0 <= cfg.noise_scale < math.inf:  # NaN fails too
-        raise ConfigError(f"--noise-scale {cfg.noise_scale!r} must be a finite number ≥ 0")
+    specs = parse_ctrl(model, cfg.ctrl)
+    check_noise_scale(cfg.noise_scale)
     model.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_AUTORESET
     model.opt.enableflags |= mujoco.mjtEnableBit.mjENBL_ENERGY
     if cfg.inverse:
@@ -168,16 +186,25 @@ def run_rollout(
     data = mujoco.MjData(model)
     with mujoco_warnings_to_logging():
         reset(model, data, cfg.key)
-    probes = probes if probes is not None else default_probes(cfg.inverse)
+    probes = probes if probes is not None else probes_for(cfg, model)
     rec = Recorder(probes, cfg.csv, cfg.steps, cfg.block_rows)
+    free = free_body_heights(model, data)
     try:
         with mujoco_warnings_to_logging():
-            _loop(model, data, cfg, rec)
+            stepping = _loop(model, data, cfg, rec, specs)
     except BaseException as e:
         _stop(rec, e)
         raise
     rec.close()
-    return _result(model, data, rec, probes, rec.steps)
+    result = _result(model, data, rec, probes, rec.steps)
+    result.probes["ctrl_used"] = ctrl_report(specs)
+    result.probes["wall_per_step_s"] = stepping / max(rec.steps, 1)
+    end = free_body_heights(model, data)
+    result.probes["free_bodies"] = [
+        {"name": name, "z0_m": z0, "z_final_m": end[name], "z_drop_m": z0 - end[name]}
+        for name, z0 in free.items()
+    ]
+    return result
 
 
 def _stop(rec: Recorder, e: BaseException) -> None:
@@ -192,24 +219,31 @@ def _stop(rec: Recorder, e: BaseException) -> None:
     logger.error("the rollout failed; the rows recorded so far are in %s", kept)
 
 
-def _loop(model: mujoco.MjModel, data: mujoco.MjData, cfg: RolloutCfg, rec: Recorder) -> None:
+def _loop(
+    model: mujoco.MjModel, data: mujoco.MjData, cfg: RolloutCfg, rec: Recorder, specs: list[Spec]
+) -> float:
+    """Step and record; returns the wall time spent inside ``mj_step`` [s]."""
     reads = rec.bind(model, data)
     rows = rec.rows
     ctrl = data.ctrl  # (nu,) view
-    if cfg.ctrl == "hold":
-        ctrl[:] = hold_ctrl(model, data)
-    draw = noise_source(model, rows, cfg.seed, cfg.noise_scale) if cfg.ctrl == "noise" else None
+    plan = ControlPlan(model, data, specs, rows, cfg.seed, cfg.noise_scale)
+    first = plan.block(0)
+    noise: np.ndarray | None = None if plan.constant else first
+    ctrl[:] = first[0]
     wn = memoryview(data.warning.number)  # Python ints, indexed by mjtWarning
     w = mujoco.mjtWarning
     qpos_w, qvel_w, qacc_w = int(w.mjWARN_BADQPOS), int(w.mjWARN_BADQVEL), int(w.mjWARN_BADQACC)
-    noise = draw() if draw else None
     step = mujoco.mj_step
+    clock = time.perf_counter
+    stepping = 0.0  # [s]
     i = 0  # whole rows in the current block
     try:
         for _ in range(cfg.steps):
             if noise is not None:
                 ctrl[:] = noise[i]
+            t0 = clock()
             step(model, data)
+            stepping += clock() - t0
             for r in reads:
                 r(i)
             i += 1
@@ -218,13 +252,14 @@ def _loop(model: mujoco.MjModel, data: mujoco.MjData, cfg: RolloutCfg, rec: Reco
             if i == rows:
                 i = 0  # first: an interrupt inside flush must not flush these rows again
                 rec.flush(rows)
-                noise = draw() if draw else None
+                noise = None if plan.constant else plan.block(rec.steps)
     except KeyboardInterrupt:
         if not rec.flushing:
             with contextlib.suppress(OutputError):  # a dead writer: the interrupt still wins
                 rec.flush(i)  # the whole rows so far go to the partial CSV
         raise
     rec.flush(i)
+    return stepping
 
 
 def _result(
@@ -247,57 +282,3 @@ def _result(
         preview=rec.preview(),
         header=[c.header for c in rec.columns],
     )
-
-
-def divergence_info(model: mujoco.MjModel, data: mujoco.MjData) -> dict[str, Any] | None:
-    """Time, kind, DOF and joint of the first divergence warning, or ``None``."""
-    for name in reversed(DIVERGENCE):  # MuJoCo's own order: BADQACC, BADQVEL, BADQPOS
-        k = WARNING_NAMES.index(name)
-        if data.warning.number[k] == 0:
-            continue
-        idx = int(data.warning.lastinfo[k])
-        if name == "badqpos":
-            jnt = (
-                int(np.searchsorted(model.jnt_qposadr, idx, side="right") - 1) if model.njnt else -1
-            )
-            dof_label = f"qpos[{idx}]"
-        else:
-            jnt = int(model.dof_jntid[idx]) if 0 <= idx < model.nv else -1
-            dof_label = f"DOF {idx}"
-        return {
-            "kind": name.upper(),
-            "time": float(data.time),
-            "index": idx,
-            "where": dof_label,
-            "joint": joint_name(model, jnt) if jnt >= 0 else "(unknown)",
-        }
-    return None
-
-
-def steps_for(model: mujoco.MjModel, steps: int | None, duration: float | None) -> int:
-    """Step count from ``--steps`` or ``--duration`` [s] (default 2000 steps).
-
-    Raises:
-        ConfigError: ``steps`` < 1, ``duration`` ≤ 0, or a duration with a timestep ≤ 0.
-    """
-    if duration is not None:
-        if not 0 < duration < math.inf:
-            raise ConfigError(f"--duration {duration!r} must be a finite number > 0 [s]")
-        h = float(model.opt.timestep)  # [s]
-        if not h > 0:
-            raise ConfigError(
-                f"--duration needs a timestep > 0, the model's is {h:g} s; fix it or pass --steps"
-            )
-        return max(1, math.ceil(duration / h - 1e-9))
-    return check_steps(2000 if steps is None else steps)
-
-
-def check_steps(steps: int) -> int:
-    """``steps`` itself when it is a valid ``--steps`` (≥ 1).
-
-    Raises:
-        ConfigError: ``steps`` < 1.
-    """
-    if steps < 1:
-        raise ConfigError(f"--steps {steps!r} must be ≥ 1")
-    return steps

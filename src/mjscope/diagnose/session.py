@@ -11,19 +11,24 @@ one (:mod:`mjscope.diagnose.outputs`).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from mjscope.diagnose.compare import compare, read_csv
+from mjscope.diagnose.baseline import check_baseline
+from mjscope.diagnose.compare import compare, rank_columns, read_csv, read_units
 from mjscope.diagnose.config import CompareCfg, DiagnoseCmdCfg
 from mjscope.diagnose.diagnosis import diagnose, exit_code
 from mjscope.diagnose.outputs import Interrupted, sigterm_as_interrupt
 from mjscope.diagnose.plots import plot_overlay, plot_series
 from mjscope.diagnose.report import render, write_json
 from mjscope.diagnose.sweep import SweepRun, parse_set, run_sweeps, summary_row
+from mjscope.diagnose.sweep_plots import plot_sweep_summary
+from mjscope.exceptions import ConfigError
 from mjscope.models import load
 from mjscope.paths import check_writable, ensure_dir
 
@@ -48,7 +53,7 @@ def run_diagnose(cfg: DiagnoseCmdCfg, con: Console) -> int:
 
 def _check_outputs(cfg: DiagnoseCmdCfg) -> None:
     """Fail before simulating when an output path cannot be written."""
-    for path in (cfg.csv, cfg.json):
+    for path in (cfg.csv, cfg.json, cfg.contacts):
         if path:
             check_writable(path)
     if cfg.plot:
@@ -58,7 +63,10 @@ def _check_outputs(cfg: DiagnoseCmdCfg) -> None:
 def _run_single(cfg: DiagnoseCmdCfg, con: Console) -> int:
     _check_outputs(cfg)
     model = load(cfg.model, cfg.load_options)
-    dg = diagnose(model, cfg.model, cfg.rollout_cfg(model), cfg.plot)
+    rcfg = cfg.rollout_cfg(model)
+    if cfg.baseline and rcfg.csv is None:
+        rcfg = replace(rcfg, csv=str(ensure_dir(cfg.baseline, "baseline folder") / "last.csv"))
+    dg = diagnose(model, cfg.model, rcfg, cfg.plot, source=cfg.model)
     if cfg.json:
         write_json(dg.report, cfg.json)
         dg.report["files"]["json"] = cfg.json
@@ -68,14 +76,45 @@ def _run_single(cfg: DiagnoseCmdCfg, con: Console) -> int:
     else:
         render(dg.report, con)
     code = exit_code(dg.findings, cfg.fail_on)
+    if cfg.baseline:
+        assert rcfg.csv is not None
+        code = max(code, _baseline(cfg, str(rcfg.csv), dg.report, con))
     counts = dg.report["check_counts"]
     con.print(f"{'FAIL' if code else 'OK'}: {counts['error']} errors, {counts['warning']} warnings")
     return code
 
 
+def _baseline(cfg: DiagnoseCmdCfg, csv: str, report: dict[str, Any], con: Console) -> int:
+    """Save or check the baseline; 1 when the behaviour changed."""
+    assert cfg.baseline is not None
+    res = check_baseline(cfg.baseline, csv, report, cfg.tol)
+    if res.created:
+        con.print(f"baseline: saved in {cfg.baseline} (later runs are checked against it)")
+        return 0
+    if not res.changed:
+        con.print(f"baseline: same behaviour as {cfg.baseline} (tol {cfg.tol:g})")
+        return 0
+    con.print(f"[bold red]baseline: behaviour changed[/] against {cfg.baseline}")
+    if res.rows[0] != res.rows[1]:
+        con.print(f"  rows: {res.rows[0]} now vs {res.rows[1]} in the baseline (diverged?)")
+    for name, dev in res.deviating[:10]:
+        con.print(f"  column {name}: max deviation {dev:.3g} of its baseline range")
+    if len(res.deviating) > 10:
+        con.print(f"  … and {len(res.deviating) - 10} more columns")
+    for c in res.new_checks:
+        con.print(f"  new check: {c}")
+    for c in res.gone_checks:
+        con.print(f"  no longer raised: {c}")
+    return 1
+
+
 def _run_sweep(cfg: DiagnoseCmdCfg, con: Console) -> int:
     """One rollout per ``set`` value: summary table, overlay figure, optional JSON."""
     sweeps = [parse_set(s) for s in cfg.set]
+    if cfg.baseline:
+        raise ConfigError(
+            "--baseline checks one run against its saved curves; drop --set, or drop --baseline"
+        )
     _check_outputs(cfg)
     base = cfg.sweep_base()
     runs = run_sweeps(cfg.model, cfg.load_options, sweeps, base, cfg.duration, cfg.jobs)
@@ -89,6 +128,8 @@ def _run_sweep(cfg: DiagnoseCmdCfg, con: Console) -> int:
     if cfg.plot:
         title = f"{cfg.model}: {'; '.join(cfg.set)}"
         con.print(f"plot: {plot_series(_overlay(runs), cfg.plot, 'sweep.png', title)}")
+        for path in plot_sweep_summary(rows, cfg.plot, title):
+            con.print(f"plot: {path}")
     if cfg.json:
         sweep = list(cfg.set)
         write_json({"sweep": sweep, "table": rows, "runs": [r.report for r in runs]}, cfg.json)
@@ -137,6 +178,8 @@ def run_compare(cfg: CompareCfg, con: Console) -> int:
             con.print(f"only in {side}: {', '.join(cols)}")
     if cfg.plot:
         labels = (Path(cfg.a).name, Path(cfg.b).name)
-        con.print(f"plot: {plot_overlay(ca, cb, labels, cfg.plot)}")
+        units = read_units(cfg.a)
+        ranked = rank_columns(res, ca, cb, units)
+        con.print(f"plot: {plot_overlay(ca, cb, labels, cfg.plot, ranked, units)}")
     con.print("SAME within tolerance" if res["passed"] else "DIFFERENT beyond tolerance")
     return 0 if res["passed"] else 1

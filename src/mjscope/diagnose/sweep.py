@@ -1,130 +1,47 @@
-"""Parameter sweeps: ``option.timestep=0.002,0.005`` or ``geom:<glob>.solref=0.001 1;0.02 1``.
+"""Parameter sweeps: ``--set`` values, one rollout each, compared like with like.
+
+Targets (:mod:`.targets`): ``option.timestep=0.002,0.005``, ``geom:<glob>.solref=0.001 1;0.02
+1``, ``equality:<name>.solref``, ``actuator:<glob>.kp``, ``body:<name>.mass``.
 
 Each value is applied to a fresh ``MjSpec`` and gets its own rollout; the results are overlaid in
-one figure and tabulated.
+one figure and tabulated. Runs compare like with like:
+
+- a ``timestep`` sweep keeps the **simulated duration** (``--steps`` at the model's own
+  timestep, or ``--duration``), not the step count: each run's steps are that duration over
+  its timestep;
+- each run reports its mean wall time per ``mj_step`` [µs] (``time.perf_counter`` around each
+  step, recording excluded, as exercise 6 measures; run with ``--jobs 1`` for timings free of
+  the other runs' load);
+- the table names the checks each run raised.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import os
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import mujoco
 import numpy as np
 
 from mjscope.diagnose.checks import Finding
 from mjscope.diagnose.diagnosis import diagnose
 from mjscope.diagnose.pool import run_pool
 from mjscope.diagnose.rollout import RolloutCfg, steps_for
+from mjscope.diagnose.targets import GEOM_ATTRS, Sweep, applier, option_attrs, parse_set
 from mjscope.exceptions import ConfigError
 from mjscope.models import LoadOptions, compile_spec, load_spec
 
-GEOM_ATTRS = ("solref", "solimp", "friction", "condim", "margin", "priority")
-_ENUMS = {
-    "integrator": mujoco.mjtIntegrator,
-    "cone": mujoco.mjtCone,
-    "solver": mujoco.mjtSolver,
-}
-
-
-class Sweep(NamedTuple):
-    """A parsed ``--set``: what to change and the values to try."""
-
-    target: str  # "option" or "geom:<glob>"
-    attr: str
-    values: list[str]
-
-    @property
-    def label(self) -> str:
-        """``option.timestep`` / ``geom:foot*.solref``."""
-        return f"{self.target}.{self.attr}"
-
-
-def parse_set(text: str) -> Sweep:
-    """Parse ``option.<attr>=v1,v2`` or ``geom:<glob>.<attr>=v1;v2``.
-
-    Values are split on ``;`` when there is one (values with spaces), else on ``,``.
-
-    Raises:
-        ConfigError: Malformed text or an unsupported attribute.
-    """
-    lhs, sep, rhs = text.partition("=")
-    if not sep or "." not in lhs or not rhs.strip():
-        raise ConfigError(
-            f"--set {text!r}: expected option.<attr>=v1,v2 or 'geom:<name-or-glob>.<attr>=v1;v2'"
-        )
-    target, _, attr = lhs.strip().rpartition(".")
-    values = [v.strip() for v in rhs.split(";" if ";" in rhs else ",") if v.strip()]
-    if target == "option":
-        valid = option_attrs()
-        if attr not in valid:
-            raise ConfigError(f"--set: option has no settable {attr!r}; valid: {', '.join(valid)}")
-    elif target.startswith("geom:") and len(target) > 5:
-        if attr not in GEOM_ATTRS:
-            raise ConfigError(f"--set: geom attribute {attr!r} not one of {', '.join(GEOM_ATTRS)}")
-    else:
-        raise ConfigError(f"--set {text!r}: target must be 'option' or 'geom:<name-or-glob>'")
-    return Sweep(target, attr, values)
-
-
-def option_attrs() -> list[str]:
-    """``option`` attributes a sweep can set: numbers, number arrays and enum names."""
-    opt = mujoco.MjSpec().option
-    out = []
-    for name in dir(opt):
-        if name.startswith("_"):
-            continue
-        value = getattr(opt, name)
-        if name in _ENUMS or isinstance(value, int | float | np.ndarray):
-            out.append(name)
-    return sorted(out)
-
-
-def applier(sweep: Sweep, value: str) -> Callable[[mujoco.MjSpec], None]:
-    """A function that applies ``sweep.attr = value`` to a spec."""
-
-    def apply(spec: mujoco.MjSpec) -> None:
-        if sweep.target == "option":
-            _set(spec.option, sweep.attr, value)
-            return
-        pattern = sweep.target[5:]
-        geoms = [g for g in spec.geoms if g.name and fnmatch.fnmatchcase(g.name, pattern)]
-        if not geoms:
-            known = sorted(g.name for g in spec.geoms if g.name)
-            raise ConfigError(
-                f"--set: no geom matches {pattern!r}; named geoms: {known or '(none)'}"
-            )
-        for g in geoms:
-            _set(g, sweep.attr, value)
-
-    return apply
-
-
-def _set(obj: Any, attr: str, value: str) -> None:
-    if attr in _ENUMS:
-        enum = _ENUMS[attr]
-        names = {n.split("_", 1)[1].lower(): v for n, v in enum.__members__.items() if "_" in n}
-        if value.lower() not in names:
-            raise ConfigError(f"--set: {attr} {value!r} not one of {', '.join(names)}")
-        setattr(obj, attr, names[value.lower()])
-        return
-    try:
-        nums = [float(x) for x in value.replace(",", " ").split()]
-    except ValueError as e:
-        raise ConfigError(f"--set: {attr} value {value!r} is not numeric") from e
-    current = getattr(obj, attr)
-    if isinstance(current, int | float):
-        setattr(obj, attr, type(current)(nums[0]))
-        return
-    arr = list(current)
-    if len(nums) > len(arr):
-        raise ConfigError(f"--set: {attr} takes at most {len(arr)} numbers, got {value!r}")
-    arr[: len(nums)] = nums
-    setattr(obj, attr, arr)
+__all__ = [
+    "GEOM_ATTRS",
+    "Sweep",
+    "SweepRun",
+    "applier",
+    "option_attrs",
+    "parse_set",
+    "run_sweeps",
+    "summary_row",
+]
 
 
 class SweepRun(NamedTuple):
@@ -158,7 +75,8 @@ def run_sweeps(
         sweeps: Parsed ``--set`` values.
         base: Rollout settings; ``base.csv`` is a path stem, each run writing
             ``<stem>_<attr><k>.csv`` next to it (``k``: the run's index over all sweeps).
-        duration: When given, each run's step count is ``duration / its timestep``.
+        duration: When given, each run's step count is ``duration / its timestep`` [s]; a
+            timestep sweep without it keeps ``base.steps`` × the model's own timestep.
         jobs: Worker processes.
 
     Returns:
@@ -170,9 +88,11 @@ def run_sweeps(
     if jobs is not None and jobs < 1:
         raise ConfigError(f"--jobs {jobs} must be ≥ 1 worker process; leave it out for one per CPU")
     spec = load_spec(model_ref, options)  # user errors surface here, in this process
+    if duration is None and any(sw.target == "option" and sw.attr == "timestep" for sw in sweeps):
+        duration = base.steps * float(spec.option.timestep)  # like with like: same sim time
     for sw in sweeps:
         for v in sw.values:
-            applier(sw, v)(spec)
+            applier(sw, v)(load_spec(model_ref, options))
     pairs = [(sw, v) for sw in sweeps for v in sw.values]
     # k numbers the runs across all sweeps: two sweeps of one attribute get distinct CSVs.
     tasks = [(model_ref, options, sw, v, k, base, duration) for k, (sw, v) in enumerate(pairs)]
@@ -195,26 +115,40 @@ def _run_one(
     applier(sw, value)(spec)
     model = compile_spec(spec, f"{model_ref} with {sw.label}={value}")
     steps = steps_for(model, base.steps, duration) if duration is not None else base.steps
-    cfg = replace(base, steps=steps, csv=_csv_for(base.csv, sw.attr, k))
-    dg = diagnose(model, f"{model_ref} [{sw.label}={value}]", cfg)
+    cfg = replace(
+        base,
+        steps=steps,
+        csv=_csv_for(base.csv, sw.attr, k),
+        contacts=_csv_for(base.contacts, sw.attr, k),
+    )
+    dg = diagnose(model, f"{model_ref} [{sw.label}={value}]", cfg, source=model_ref)
     return SweepRun(sw.label, value, dg.report, dg.findings, dg.result.header, dg.result.preview)
 
 
 def summary_row(run: SweepRun) -> dict[str, Any]:
     """The sweep table's row for one run."""
     rep = run.report
-    cols = {c["name"]: c for c in rep["rollout"]["columns"]}
-    return {
+    r = rep["rollout"]
+    cols = {c["name"]: c for c in r["columns"]}
+    row: dict[str, Any] = {
         "setting": run.label,
         "value": run.value,
-        "steps": rep["rollout"]["steps_done"],
+        "steps": r["steps_done"],
+        "sim_time_s": r["time"],
         "final_com_z_m": cols["com_z"]["final"],
         "max_penetration_m": cols["pen_max"]["max"],
         "max_solver_niter": cols["solver_niter"]["max"],
-        "diverged": rep["rollout"]["divergence"] is not None,
-        "errors": rep["check_counts"]["error"],
-        "warnings": rep["check_counts"]["warning"],
     }
+    if r.get("equalities"):
+        row["max_eq_violation"] = max(q["max_position"] for q in r["equalities"])
+    drops = r.get("free_bodies", [])
+    if drops:
+        row["max_z_drop_mm"] = 1e3 * max(b["z_drop_m"] for b in drops)
+    row["us_per_step"] = 1e6 * r.get("wall_per_step_s", float("nan"))
+    row["diverged"] = r["divergence"] is not None
+    raised = [c["code"] for c in rep["checks"] if c["severity"] != "info"]
+    row["checks"] = ", ".join(dict.fromkeys(raised)) or "-"
+    return row
 
 
 def _csv_for(csv: str | Path | None, attr: str, k: int) -> str | None:

@@ -5,11 +5,26 @@ from __future__ import annotations
 import mujoco
 
 from mjscope.diagnose.checks.actuator import actuator_rules
+from mjscope.diagnose.checks.authority import (
+    authority_rules,
+    ctrl_outside_rule,
+    holding_rule,
+    no_effect_rule,
+)
 from mjscope.diagnose.checks.base import Finding, ModelRule, RolloutRule, StateRule
 from mjscope.diagnose.checks.collision import collision_rules
+from mjscope.diagnose.checks.contact import contact_slip_rule
+from mjscope.diagnose.checks.equality import equality_violation_rule
+from mjscope.diagnose.checks.forces import inverse_mismatch_rule
 from mjscope.diagnose.checks.initial_state import self_collision_rule
 from mjscope.diagnose.checks.joint import range_rules
 from mjscope.diagnose.checks.model import inertia_rules, solref_rules, timestep_rule
+from mjscope.diagnose.checks.pitfalls import (
+    dampratio_rule,
+    dynamics_rule,
+    mass_rule,
+    timestep_range_rule,
+)
 from mjscope.diagnose.checks.rollout import (
     condim_rule,
     deep_penetration_rule,
@@ -22,18 +37,28 @@ from mjscope.diagnose.rollout import RolloutResult
 
 MODEL_RULES: tuple[ModelRule, ...] = (
     timestep_rule,
+    timestep_range_rule,
     solref_rules,
+    dampratio_rule,
+    dynamics_rule,
+    mass_rule,
     collision_rules,
     actuator_rules,
+    authority_rules,
     inertia_rules,
     range_rules,
 )
-STATE_RULES: tuple[StateRule, ...] = (self_collision_rule,)
+STATE_RULES: tuple[StateRule, ...] = (self_collision_rule, holding_rule)
 ROLLOUT_RULES: tuple[RolloutRule, ...] = (
     divergence_rule,
     rest_penetration_rule,
     deep_penetration_rule,
     condim_rule,
+    contact_slip_rule,
+    inverse_mismatch_rule,
+    equality_violation_rule,
+    ctrl_outside_rule,
+    no_effect_rule,
     solver_rule,
     warning_rule,
 )

@@ -9,11 +9,16 @@ A probe's life, as :class:`~mjscope.diagnose.recording.Recorder` drives it:
    vectors, ``sensordata``, ...). The recorder copies every probe's sources with one
    :class:`Gather` (one ``np.take`` per MuJoCo allocation), so a probe that only needs arrays
    costs no Python call per step.
-4. ``read(i)`` after each ``mj_step``, only if the probe overrides it (:func:`reads_per_step`):
-   scalar reads (``nefc``, ``time``) into row ``i`` of its slice.
-5. ``flush(n, start, raw)`` when a block is full (and at the end): compute the columns of the
-   first ``n`` rows, vectorised, from ``raw`` (``(n, k)`` float64 copies of its sources).
-6. ``summary()`` after the loop: what the probe adds to the report (``None``: nothing).
+4. ``scalars`` (class attribute): names of ``MjData`` scalars (``time``, ``nefc``) to copy
+   every step; the recorder reads all probes' scalars with one ``operator.attrgetter`` call.
+5. ``read(i)`` after each ``mj_step``, only if the probe overrides it (:func:`reads_per_step`):
+   what sources and scalars cannot give, into row ``i`` of its slice.
+6. ``flush(n, start, raw)`` when a block is full (and at the end): compute the columns of the
+   first ``n`` rows, vectorised, from ``raw`` (``(n, k)`` float64 copies of its sources, then
+   its scalars).
+7. ``close()`` when the rollout completes (a probe writing its own file renames it there),
+   ``abort()`` instead when it was interrupted or failed (the partial file stays).
+8. ``summary()`` after the loop: what the probe adds to the report (``None``: nothing).
 
 So a new quantity (a sensor, a force term) is a new probe, not a change of the loop.
 """
@@ -55,6 +60,7 @@ class Probe:
     """Base probe: no columns, nothing to do. Subclasses override what they need."""
 
     columns: tuple[Column, ...] = ()
+    scalars: tuple[str, ...] = ()
 
     def bind(self, model: mujoco.MjModel, data: mujoco.MjData, out: np.ndarray) -> None:
         """Resolve views into ``data`` once; ``out`` is this probe's slice of the block.
@@ -88,6 +94,12 @@ class Probe:
             raw: ``(n, k)`` copies of ``sources()`` per step, flattened in order (k = 0 when
                 the probe has none).
         """
+
+    def close(self) -> None:
+        """The rollout completed: finish any file of the probe's own (default: nothing)."""
+
+    def abort(self) -> None:
+        """The rollout was interrupted or failed: stop writing, never raise (default: nothing)."""
 
     def summary(self) -> dict[str, Any] | None:
         """What this probe adds to the report (``None``: nothing)."""
@@ -162,32 +174,43 @@ class Gather:
             (flat, np.concatenate(idx).astype(np.intp), np.zeros((rows, width), np.int32))
         )
 
+    def takes(self) -> list[tuple[Callable[..., Any], np.ndarray, list[np.ndarray]]]:
+        """Per group: the bound ``take``, its indices and one row view per block row."""
+        return [(flat.take, idx, list(block[:, : idx.size])) for flat, idx, block in self.groups]
+
     def readers(self) -> list[Reader]:
         """One ``read(i)`` per group, for the per-step loop."""
         out: list[Reader] = []
-        for flat, idx, block in self.groups:
-            row = block[:, : idx.size]
+        for take, idx, rows in self.takes():
 
             def read(
-                i: int, flat: np.ndarray = flat, idx: np.ndarray = idx, b: np.ndarray = row
+                i: int, take: Callable[..., Any] = take, idx: np.ndarray = idx, rows: Any = rows
             ) -> None:
-                flat.take(idx, out=b[i])
+                take(idx, out=rows[i])
 
             out.append(read)
         return out
 
     def rows(self, which: list[int], n: int) -> np.ndarray:
         """Raw rows ``(n, sum of sizes)`` (float64) of the arrays numbered ``which``, in order."""
-        parts = []
+        spans: list[list[int]] = []  # [group, start word, end word, is_float]; adjacent merged
         for k in which:
             g, off, size, is_float = self.where[k]
             if not size:
                 continue
-            block = self.groups[g][2]
-            if is_float:
-                parts.append(block[:n, off : off + 2 * size].view(np.float64))
+            end = off + (2 * size if is_float else size)
+            last = spans[-1] if spans else None
+            if last is not None and last[0] == g and last[2] == off and last[3] == int(is_float):
+                last[2] = end  # the next array of the same kind, right after: one view
             else:
-                parts.append(block[:n, off : off + size].astype(np.float64))
+                spans.append([g, off, end, int(is_float)])
+        parts = []
+        for g, off, end, floats in spans:
+            block = self.groups[g][2]
+            if floats:
+                parts.append(block[:n, off:end].view(np.float64))
+            else:
+                parts.append(block[:n, off:end].astype(np.float64))
         if len(parts) == 1:
             return parts[0]
         return np.concatenate(parts, axis=1) if parts else np.zeros((n, 0))

@@ -15,7 +15,11 @@ ROLLING_FRACTION = 0.01  # rolling friction [m] below this fraction of the geom 
 
 
 class ContactViews:
-    """Fixed views of ``dist``, ``geom`` and ``dim`` over the first contact slots of ``data``.
+    """Fixed views of the first contact slots of ``data``.
+
+    ``dist``, ``geom`` (as ``geom1``, ``geom2``), ``dim``, ``exclude`` and ``mu`` (the first
+    ``friction`` coefficient).
+
 
     MuJoCo always places the contact array at the start of ``mjData.arena``
     (``mj_clearEfc``: ``d->contact = (mjContact*) d->arena``), and the bindings expose that
@@ -39,6 +43,9 @@ class ContactViews:
         g = strided(geom, shape=(slots, 2), strides=(stride, geom.strides[1]), writeable=False)
         self.geom1, self.geom2 = g[:, 0], g[:, 1]
         self.dim = strided(dim, shape=(slots,), strides=(stride,), writeable=False)
+        exclude, friction = con.exclude, con.friction
+        self.exclude = strided(exclude, shape=(slots,), strides=(stride,), writeable=False)
+        self.mu = strided(friction, shape=(slots,), strides=(stride,), writeable=False)  # [0]
         self.slots = slots
 
 

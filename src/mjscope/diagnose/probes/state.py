@@ -35,22 +35,24 @@ class StateProbe(Probe):
         super().bind(model, data, out)
         self.h = float(model.opt.timestep)  # [s]
 
+    scalars = ("time",)
+
     def sources(self) -> list[np.ndarray]:  # noqa: D102
         return [self.data.subtree_com[0]]  # (3,) view: CoM of the world subtree
 
-    def read(self, i: int) -> None:  # noqa: D102
-        self.cells[i, 0] = self.data.time - self.h
-
     def flush(self, n: int, start: int, raw: np.ndarray) -> None:  # noqa: D102
+        self.out[:n, 0] = raw[:, 3] - self.h
         self.out[:n, 1] = raw[:, 2]
 
 
 class SolverProbe(Probe):
     """Constraint rows, solver iterations (largest island) and island 0's final improvement.
 
-    Iteration counts of all islands are gathered raw; ``nefc``, ``nisland`` and the final
-    improvement are read per step through memoryviews.
+    Iteration counts of all islands are gathered raw and ``nefc``, ``nisland`` are scalars;
+    only island 0's final improvement (at an index that changes every step) is read per step.
     """
+
+    scalars = ("nefc", "nisland")
 
     columns = (
         Column("nefc", "count", "number of scalar constraint rows", True),
@@ -61,13 +63,9 @@ class SolverProbe(Probe):
     def bind(self, model: mujoco.MjModel, data: mujoco.MjData, out: np.ndarray) -> None:  # noqa: D102
         super().bind(model, data, out)
         self.cap = int(model.opt.iterations)
-        self.nisland = np.zeros(out.shape[0], np.int64)
-        self.nisland_cells: Any = self.nisland.data
-        self.niter0: Any = memoryview(data.solver_niter)  # Python ints
-        self.improvement: Any = memoryview(
-            data.solver.improvement
-        )  # island 0 first: [0, mjNSOLVER)
         self.nstat = int(mujoco.mjNSOLVER)
+        self.niter0: Any = memoryview(data.solver_niter)  # Python ints
+        self.improvement: Any = memoryview(data.solver.improvement)  # island 0 first
         self.at_cap = 0
         self.first_cap_step: int | None = None
 
@@ -75,15 +73,15 @@ class SolverProbe(Probe):
         return [self.data.solver_niter]  # (mjNISLAND,) int32 view
 
     def read(self, i: int) -> None:  # noqa: D102
-        d, c = self.data, self.cells
-        c[i, 0] = d.nefc
         it0 = self.niter0[0]
-        c[i, 2] = self.improvement[min(it0, self.nstat) - 1] if it0 else 0.0
-        self.nisland_cells[i] = d.nisland
+        self.cells[i, 2] = self.improvement[min(it0, self.nstat) - 1] if it0 else 0.0
 
     def flush(self, n: int, start: int, raw: np.ndarray) -> None:  # noqa: D102
-        used = np.arange(raw.shape[1])[None, :] < np.maximum(self.nisland[:n], 1)[:, None]
-        self.out[:n, 1] = np.where(used, raw, 0).max(axis=1)
+        k = int(mujoco.mjNISLAND)
+        niter, nefc, nisland = raw[:, :k], raw[:, k], raw[:, k + 1]
+        self.out[:n, 0] = nefc
+        used = np.arange(k)[None, :] < np.maximum(nisland, 1)[:, None]
+        self.out[:n, 1] = np.where(used, niter, 0).max(axis=1)
         hit = np.flatnonzero(self.out[:n, 1] >= self.cap)
         if hit.size:
             self.at_cap += int(hit.size)

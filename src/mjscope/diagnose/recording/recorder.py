@@ -1,8 +1,9 @@
 """Block recorder: probes fill a preallocated block, full blocks stream to CSV.
 
 Per step the loop costs one ``np.take`` (every probe's raw sources, see
-:class:`~mjscope.diagnose.probes.base.Gather`) plus the few probes that read scalars; columns
-are computed per block, vectorised. Long CSV runs are formatted in a forked writer
+:class:`~mjscope.diagnose.probes.base.Gather`), one ``attrgetter`` call for every probe's
+``scalars`` (``time``, ``nefc``, ...) and the few probes that still read per step; columns are
+computed per block, vectorised. Long CSV runs are formatted in a forked writer
 (:mod:`mjscope.diagnose.recording.csvsink`), short ones in this process.
 
 Memory is bounded by the block (``block_rows`` × columns), a decimated preview for plots
@@ -20,6 +21,8 @@ failed rollout) stops the writer and leaves the partial file with the rows recor
 from __future__ import annotations
 
 import math
+import operator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -89,7 +92,38 @@ class Recorder:
             self.block = np.zeros((rows, len(self.columns)))
             arrays = self._bind_probes(model, data)
         self.gather = Gather(arrays, self.rows)
-        return self.gather.readers() + [p.read for p in self.probes if reads_per_step(p)]
+        tap = self._scalar_tap(data)
+        reads: list[Reader] = [p.read for p in self.probes if reads_per_step(p)]
+        takes = self.gather.takes()
+        if len(takes) == 1 and tap:  # the usual case: one Python call per step does it all
+            return [_fused(*takes[0], tap[0], reads)]
+        return self.gather.readers() + tap + reads
+
+    def _scalar_tap(self, data: mujoco.MjData) -> list[Reader]:
+        """One reader for every probe's ``scalars``: a single ``attrgetter`` call per step."""
+        names = [n for p in self.probes for n in p.scalars]
+        self._scalar_rows: list[tuple[Any, ...]] = []
+        self._scalar_slices: list[slice] = []
+        k = 0
+        for p in self.probes:
+            self._scalar_slices.append(slice(k, k + len(p.scalars)))
+            k += len(p.scalars)
+        if not names:
+            return []
+        get = operator.attrgetter(*names)
+        append = self._scalar_rows.append
+        if len(names) == 1:
+
+            def tap1(i: int) -> None:
+                append((get(data),))
+
+            return [tap1]
+
+        def tap(i: int) -> None:
+            append(get(data))
+
+        tap.fast = (get, data, append)  # type: ignore[attr-defined]
+        return [tap]
 
     def _bind_probes(self, model: mujoco.MjModel, data: mujoco.MjData) -> list[np.ndarray]:
         off = 0
@@ -113,12 +147,24 @@ class Recorder:
             return
         self.flushing = True
         with np.errstate(all="ignore"):
-            for p, owned in zip(self.probes, self._owned, strict=True):
-                p.flush(n, self.steps, self.gather.rows(owned, n))
+            scalars = np.array(self._scalar_rows[:n], dtype=float).reshape(n, -1)
+            del self._scalar_rows[:]
+            for p, owned, sl in zip(self.probes, self._owned, self._scalar_slices, strict=True):
+                raw = self.gather.rows(owned, n)
+                if p.scalars:
+                    raw = (
+                        np.concatenate([raw, scalars[:, sl]], axis=1)
+                        if raw.size
+                        else scalars[:, sl]
+                    )
+                p.flush(n, self.steps, raw)
             rows = self.block[:n]
             np.fmin(self.lo, np.fmin.reduce(rows, axis=0), out=self.lo)  # fmin/fmax skip NaN
             np.fmax(self.hi, np.fmax.reduce(rows, axis=0), out=self.hi)
-            self.total += np.nansum(rows, axis=0)
+            total = rows.sum(axis=0)
+            if not np.isfinite(total).all():  # a diverging run: NaN/inf rows are skipped
+                total = np.nansum(rows, axis=0)
+            self.total += total
         self.last = rows[n - 1].copy()
         first = (-self.steps) % self.stride
         self._preview.append(rows[first :: self.stride].copy())
@@ -138,6 +184,8 @@ class Recorder:
                 earlier CSV of that name is unchanged.
             Interrupted: Ctrl-C while waiting for the writer (the partial file stays).
         """
+        for p in self.probes:
+            p.close()
         if self._sink is None or self.path is None or self.partial is None:
             return None
         sink, self._sink = self._sink, None
@@ -158,6 +206,8 @@ class Recorder:
         Returns:
             The partial file with the rows recorded so far (``None`` without a CSV).
         """
+        for p in self.probes:
+            p.abort()
         if self._sink is None:
             return None
         sink, self._sink = self._sink, None
@@ -187,6 +237,41 @@ class Recorder:
                 }
             )
         return out
+
+
+def _fused(
+    take: Callable[..., Any],
+    idx: np.ndarray,
+    rows: list[np.ndarray],
+    tap: Reader,
+    reads: list[Reader],
+) -> Reader:
+    """One reader doing a group's gather, the scalar tap and the probes' reads."""
+    tap_get = getattr(tap, "fast", None)
+    if tap_get is not None and len(reads) <= 3:
+        get, data, append = tap_get
+        r0, r1, r2 = [*reads, _noop, _noop, _noop][:3]
+
+        def fused(i: int) -> None:
+            take(idx, out=rows[i])
+            append(get(data))
+            r0(i)
+            r1(i)
+            r2(i)
+
+        return fused
+
+    def fused_any(i: int) -> None:
+        take(idx, out=rows[i])
+        tap(i)
+        for rd in reads:
+            rd(i)
+
+    return fused_any
+
+
+def _noop(i: int) -> None:
+    return None
 
 
 def _num(x: float) -> float | None:
