@@ -130,3 +130,20 @@ def test_outputs_are_checked_before_the_first_run(tmp_path: Path, monkeypatch: A
     with pytest.raises(OutputError, match="figure"):
         run_comparison(load_scene("iiwa14_docking"), ("cic", "se3_lie"), tmp_path)
     assert ran == []
+
+
+def test_cic_se3_lie_and_hqp_side_by_side(tmp_path: Path) -> None:
+    """``--controller cic,se3_lie,hqp``: one table with all three and the overlay figures."""
+    scene = load_scene("iiwa14_track_circle")
+    cmp = run_comparison(scene, parse_controllers("cic,se3_lie,hqp_ac"), tmp_path, quick=True)
+    data = comparison_json(cmp)
+    row = data["metrics"]["pos_err_rms_settled"]
+    assert set(row["values"]) == {"cic", "se3_lie", "hqp"} and set(row["diff"]) == {
+        "se3_lie",
+        "hqp",
+    }
+    assert cmp.passed and all(data["passed"].values())
+    table = (tmp_path / "results" / "iiwa14_track_circle_compare.md").read_text(encoding="utf-8")
+    assert "| metric | unit | cic | se3_lie | hqp | se3_lie − cic | hqp − cic |" in table
+    stems = {p.stem for p in cmp.files if p.parent.name == "iiwa14_track_circle"}
+    assert "compare_position_error" in stems and "compare_path_xy" in stems

@@ -20,8 +20,12 @@ from tests.utils import assert_close
 
 BUNDLED = [
     "fr3_docking",
+    "fr3_docking_observer",
     "iiwa14_docking",
+    "iiwa14_docking_preload",
     "iiwa14_docking_tilted",
+    "iiwa14_docking_topp",
+    "iiwa14_limits",
     "iiwa14_track_circle",
     "iiwa14_track_figure8",
     "iiwa14_track_rocking",
@@ -73,6 +77,19 @@ def test_bad_values(tmp_path: Path) -> None:
         load_scene(_write(tmp_path, {"planner": {"kind": "two_segment"}}))
     with pytest.raises(ConfigError, match=r"hqp\.force_source 'camera' unknown"):
         load_scene(_write(tmp_path, {"controller": {"hqp": {"force_source": "camera"}}}))
+    hqp_bad = [
+        ({"stiffness_min": 500.0, "stiffness_max": 400.0}, "stiffness_min 500.0 > stiffness_max"),
+        ({"force_dead": 5.0, "force_sat": 5.0}, "force_dead < force_sat"),
+        ({"velocity_limit": [0.0]}, r"velocity_limit must be > 0.*got \[0.0\]"),
+        ({"torque_rate_limit": -1.0}, "torque_rate_limit must be > 0"),
+        ({"preload_force": -2.0}, "preload_force and k_sing must be >= 0"),
+        ({"t_soften": 0.0}, r"hqp\.t_soften must be > 0"),
+    ]
+    for hqp, message in hqp_bad:
+        with pytest.raises(ConfigError, match=message):
+            load_scene(_write(tmp_path, {"dock": {}, "controller": {"hqp": hqp}}))
+    with pytest.raises(ConfigError, match=r"force_band must be > 0 and needs gate\.contact_force"):
+        load_scene(_write(tmp_path, {"dock": {}, "gate": {"force_band": 1.0}}))
     with pytest.raises(ConfigError, match="control_period must be a multiple"):
         load_scene(_write(tmp_path, {"control_period": 0.0015, "planner": {"kind": "circle"}}))
     with pytest.raises(ConfigError, match="expected a number"):

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 Vec3 = tuple[float, float, float]
-PLANNERS = ("quintic", "two_segment", "circle", "figure8")
+PLANNERS = ("quintic", "two_segment", "circle", "figure8", "se3_topp")
 FRICTION_MODELS = ("velocity", "torque")
 FORCE_SOURCES = ("sensor", "observer")
 
@@ -42,10 +42,16 @@ class OrientationCfg:
 
 @dataclass(frozen=True)
 class PlannerCfg:
-    """Position planner; the reference orientation stays fixed unless ``orientation`` is set.
+    """The planner; a position planner's orientation stays fixed unless ``orientation`` is set.
+
+    ``se3_topp`` plans pose and twist together (:class:`mjscope.control.planners.SE3ToppPath`):
+    docking, the start pose → the pre-dock pose (aligned orientation) → the commanded depth;
+    tracking, the start pose → ``goal`` (default: the start position) turned by ``goal_rpy_deg``
+    in the tool frame. It is time-optimal under ``v_max``/``a_max``/``w_max``/``alpha_max``, so
+    ``approach_time``/``insert_time`` are not used.
 
     Attributes:
-        kind: ``quintic`` | ``two_segment`` | ``circle`` | ``figure8``.
+        kind: ``quintic`` | ``two_segment`` | ``circle`` | ``figure8`` | ``se3_topp``.
         hold: Wait before moving [s].
         start_offset: The path starts here relative to the initial end-effector position [m]
             (an initial tracking error the controller must remove; zero for docking).
@@ -58,6 +64,14 @@ class PlannerCfg:
         period: One lap [s].
         ramp_time: Phase ramp-up time for circle / figure-8 [s].
         orientation: Tracking scenes: a time-varying orientation (default: fixed).
+        v_max: ``se3_topp`` linear speed bound [m/s].
+        insert_v_max: ``se3_topp`` docking: the insertion segment's speed bound [m/s]
+            (default: ``v_max``).
+        a_max: ``se3_topp`` linear acceleration bound [m/s²].
+        w_max: ``se3_topp`` angular speed bound [rad/s].
+        alpha_max: ``se3_topp`` angular acceleration bound [rad/s²].
+        goal_rpy_deg: ``se3_topp`` tracking: goal orientation, roll/pitch/yaw in the tool frame
+            from the start orientation [deg].
     """
 
     kind: str = "two_segment"
@@ -72,6 +86,12 @@ class PlannerCfg:
     period: float = 2.0
     ramp_time: float = 0.5
     orientation: OrientationCfg | None = None
+    v_max: float = 0.05
+    insert_v_max: float | None = None
+    a_max: float = 0.2
+    w_max: float = 0.6
+    alpha_max: float = 2.0
+    goal_rpy_deg: Vec3 = (0.0, 0.0, 0.0)
 
 
 @dataclass(frozen=True)
@@ -119,14 +139,49 @@ class Se3ImpedanceCfg:
 
 @dataclass(frozen=True)
 class HqpCfg:
-    """HQP-AC settings (validated now, used by a later controller)."""
+    """``hqp`` settings (see :mod:`mjscope.control.controllers.hqp`); gains from ``impedance``.
+
+    Attributes:
+        force_source: ``sensor`` (F/T) or ``observer`` (momentum observer, ``force_contact``).
+        preload_force: Contact preload along the tool axis, on once in contact [N].
+        stiffness_min: Lowest adapted stiffness [1/s²].
+        stiffness_max: Highest stiffness [1/s²].
+        observer_gain: Observer gain K_O [1/s].
+        observer_ki: Observer integral gain K_I [1/s²] (0: first order).
+        torque_rate_limit: |dτ/dt| limit [N·m/s] (``None``: none).
+        velocity_limit: Joint velocity limits [rad/s]: one value for all joints, or one per joint.
+        acceleration_limit: Joint acceleration limit [rad/s²].
+        position_margin: Margin kept inside the joint range [rad].
+        brake_acceleration: Deceleration assumed for the braking distance [rad/s²].
+        k_sing: Singularity-avoidance gain on ∇ log w [N·m] (0: off).
+        force_dead: Force below which the stiffness stays nominal [N].
+        force_sat: Force at which the stiffness reaches ``stiffness_min`` [N].
+        moment_dead: Moment dead band [N·m].
+        moment_sat: Moment of full softening [N·m].
+        t_soften: Time constant of lowering the stiffness [s].
+        t_restore: Time constant of restoring it [s].
+        contact_threshold: Force that switches the preload on [N].
+    """
 
     force_source: str = "sensor"
     preload_force: float = 0.0  # [N]
     stiffness_min: float = 100.0
     stiffness_max: float = 2000.0
     observer_gain: float = 50.0  # [1/s]
+    observer_ki: float = 0.0  # [1/s²]
     torque_rate_limit: float | None = None  # [N·m/s]
+    velocity_limit: tuple[float, ...] = (2.0,)  # [rad/s]
+    acceleration_limit: float = 50.0  # [rad/s²]
+    position_margin: float = 0.02  # [rad]
+    brake_acceleration: float = 10.0  # [rad/s²]
+    k_sing: float = 0.0  # [N·m]
+    force_dead: float = 2.0  # [N]
+    force_sat: float = 20.0  # [N]
+    moment_dead: float = 0.2  # [N·m]
+    moment_sat: float = 2.0  # [N·m]
+    t_soften: float = 0.02  # [s]
+    t_restore: float = 0.2  # [s]
+    contact_threshold: float = 1.0  # [N]
 
 
 @dataclass(frozen=True)
@@ -181,6 +236,8 @@ class GateCfg:
         max_axis_angle_deg: Docking: final axis misalignment < this [deg].
         max_peak_force: Docking: peak contact force < this [N].
         contact_force_target: Expected steady-state contact force [N], for metrics (optional).
+        force_band: Docking: with a target, the steady-state force must lie within ± this of
+            it [N] (optional; e.g. a preload scene).
         track_pos_rms: Tracking: RMS position error ≤ this [m].
         track_rot_rms: Tracking: RMS orientation error ≤ this [rad].
         track_skip: Tracking: ignore the first ... [s].
@@ -192,6 +249,7 @@ class GateCfg:
     max_axis_angle_deg: float = 1.0
     max_peak_force: float = 50.0
     contact_force_target: float | None = None
+    force_band: float | None = None
     track_pos_rms: float = 0.002
     track_rot_rms: float = 0.02
     track_skip: float = 0.5

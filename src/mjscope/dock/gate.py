@@ -95,7 +95,8 @@ def evaluate_docking_gate(metrics: Metrics, scene: Scene) -> GateResult:
         scene: Supplies the dock (``depth``, ``clearance`` [m]) and ``cfg.gate``
             (``depth_fraction``, ``time_budget`` [s] (default: the duration),
             ``max_lateral`` [m] (default: the clearance), ``max_axis_angle`` [rad],
-            ``max_peak_force`` [N]).
+            ``max_peak_force`` [N]; with ``force_band`` and ``contact_force_target``, also
+            ``|steady-state force − target| ≤ force_band`` [N]).
 
     Returns:
         The verdict with one check per threshold.
@@ -113,6 +114,8 @@ def evaluate_docking_gate(metrics: Metrics, scene: Scene) -> GateResult:
         _check("final_axis_angle", metrics, "<", g.max_axis_angle),
         _check("peak_contact_force", metrics, "<", g.max_peak_force),
     ]
+    if g.force_band is not None and g.contact_force_target is not None:
+        checks.append(_check("steady_state_force_error", metrics, "<=", g.force_band))
     return _result(checks, "docking")
 
 

@@ -20,12 +20,13 @@ import logging
 import math
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from mjscope.control.controllers import Controller
 from mjscope.control.friction import FrictionModel
+from mjscope.control.observer import known_dissipation
 from mjscope.control.planners import MotionReference, ReferenceAdapter
 from mjscope.control.wrench import wrench_world_to_body
 from mjscope.dock.env import MujocoEnv
@@ -56,6 +57,8 @@ class RunResult:
         steps: Control periods simulated.
         wall_time: Wall-clock time of the loop [s].
         friction_comp: Whether friction/damping feed-forward was on.
+        controller_stats: The controller's counters at the end (``hqp``: QP fallbacks,
+            infeasible periods; see :attr:`~mjscope.control.controllers.HqpController.stats`).
     """
 
     scene: Scene
@@ -66,6 +69,7 @@ class RunResult:
     steps: int = 0
     wall_time: float = 0.0
     friction_comp: bool = True
+    controller_stats: dict[str, int] = field(default_factory=dict)
 
     @property
     def real_time_factor(self) -> float:
@@ -148,6 +152,11 @@ def run_loop(
     body = frame == "body"
     store, step, ones = result.log.store_data, env.step, np.ones(len(limits))
     new = tuple.__new__  # new(Sample, (...)) is Sample(...) without its Python-level __new__
+    has_observer = getattr(ctrl, "observer", None) is not None  # hqp, force_source: observer
+    observe = getattr(ctrl, "observe", None) if has_observer else None
+    model, data, known = env.model, env.data, np.zeros(len(v))
+    if observe is not None:
+        observe(q, v, np.zeros(len(v)))  # the observer starts from the initial state
     steps = 0
     start = time.perf_counter()
     for k, ref in enumerate(references(reference, n_steps, dt)):
@@ -170,10 +179,13 @@ def run_loop(
         except SimulationError as e:
             _stop(result, str(e))
             break
+        if observe is not None:
+            observe(q, v, tau, known_dissipation(model, data, known))
         p, R, wrench, cf, depth, lat, ang = measure()
         steps = k + 1
     result.wall_time = time.perf_counter() - start
     result.steps = steps
+    result.controller_stats = dict(getattr(ctrl, "stats", {}))
 
 
 def _stop(result: RunResult, message: str) -> None:

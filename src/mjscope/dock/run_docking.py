@@ -13,11 +13,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+from scipy.spatial.transform import Rotation
 
 from mjscope.control.controllers import (
     CartesianImpedanceController,
     CicGains,
     Controller,
+    HqpController,
     Se3Gains,
     Se3LieController,
 )
@@ -28,6 +30,7 @@ from mjscope.control.planners import (
     QuinticTrajectory,
     ReferenceAdapter,
     RockingOrientation,
+    SE3ToppPath,
     Trajectory,
     TwoSegmentTrajectory,
     aligned_rotation,
@@ -40,6 +43,7 @@ from mjscope.dock.report import DockingReport, results_table_path, write_results
 from mjscope.dock.scene import Scene, dock_rotation, load_scene
 from mjscope.dock.telemetry import Log
 from mjscope.exceptions import ConfigError, UnknownNameError
+from mjscope.models import registry
 from mjscope.paths import check_writable
 
 if TYPE_CHECKING:
@@ -62,11 +66,45 @@ def build_se3_lie(scene: Scene, pin_model: pin.Model, q0: np.ndarray) -> Control
     return Se3LieController(pin_model, "eef", gains, q_null)
 
 
+def build_hqp(scene: Scene, pin_model: pin.Model, q0: np.ndarray) -> Controller:
+    """The HQP adaptive-compliance controller: ``impedance`` gains, ``hqp`` limits and sources.
+
+    Torque limits are the actuators' ``ctrlrange``; with friction compensation on, the QP keeps
+    ``scale · (frictionloss + damping · v_max)`` of headroom per joint for the loop's
+    feed-forward, so the torque sent stays within the limits the QP enforced.
+
+    Raises:
+        ConfigError: ``hqp.velocity_limit`` has neither one value nor one per joint.
+    """
+    cfg = scene.cfg.controller
+    q_null = np.asarray(cfg.impedance.q_null, float) if cfg.impedance.q_null is not None else q0
+    v_max = np.asarray(scene.cfg.controller.hqp.velocity_limit, float)
+    if v_max.size not in (1, pin_model.nv):
+        raise ConfigError(
+            f"scene {scene.name!r}: hqp.velocity_limit has {v_max.size} values; give one or "
+            f"{pin_model.nv} (one per joint) [rad/s]"
+        )
+    spec = registry.build_spec(scene.cfg.robot)  # the robot's actuators and joint friction
+    tau_max = np.array([a.ctrlrange[1] for a in spec.actuators], float)
+    fc = cfg.friction_comp
+    margin = np.zeros(pin_model.nv)
+    if fc.enabled:  # frictionloss from the spec: pin 3.8's MJCF parser leaves model.friction 0
+        margin = fc.scale * np.array([j.frictionloss for j in spec.joints], float)
+        if fc.damping:
+            margin = margin + np.asarray(pin_model.damping, float) * v_max
+    return HqpController.from_cfg(pin_model, cfg, tau_max, q_null, scene.cfg.control_period,
+                                  v_max=v_max, tau_margin=margin)  # fmt: skip
+
+
 #: ``(scene, pin_model, q0) -> Controller``: builds a controller for one run.
 ControllerFactory = Callable[[Scene, "pin.Model", np.ndarray], Controller]
-CONTROLLERS: dict[str, ControllerFactory] = {"cic": build_cic, "se3_lie": build_se3_lie}
+CONTROLLERS: dict[str, ControllerFactory] = {
+    "cic": build_cic,
+    "se3_lie": build_se3_lie,
+    "hqp": build_hqp,
+}
 #: The seed's module names for the same controllers.
-ALIASES: dict[str, str] = {"task_space": "cic", "se3_impedance": "se3_lie"}
+ALIASES: dict[str, str] = {"task_space": "cic", "se3_impedance": "se3_lie", "hqp_ac": "hqp"}
 
 
 def resolve_controller(name: str) -> str:
@@ -78,7 +116,7 @@ def resolve_controller(name: str) -> str:
     canonical = ALIASES.get(name, name)
     if canonical not in CONTROLLERS:
         valid = [*CONTROLLERS, *(a for a in ALIASES if ALIASES[a] in CONTROLLERS)]
-        raise UnknownNameError("controller", name, valid, "Pass --controller cic or se3_lie")
+        raise UnknownNameError("controller", name, valid, "Pass --controller cic, se3_lie or hqp")
     return canonical
 
 
@@ -110,6 +148,28 @@ def build_planner(scene: Scene, p0: np.ndarray) -> Trajectory:
     return cls(p0, pc.radius, pc.period, pc.ramp_time, pc.hold)
 
 
+def build_se3_path(scene: Scene, p0: np.ndarray, R0: np.ndarray, R_d: np.ndarray) -> SE3ToppPath:
+    """The ``se3_topp`` planner from the start pose ``(p0 [m], R0)``; see ``PlannerCfg``.
+
+    Docking: start → pre-dock pose (``standoff`` above the mouth, orientation ``R_d``) → the
+    commanded depth (same orientation, at ``insert_v_max``). Tracking: start → ``goal``
+    (default ``p0``) with the start orientation turned by ``goal_rpy_deg`` in the tool frame.
+    """
+    pc, dock = scene.cfg.planner, scene.cfg.dock
+    p0 = np.asarray(p0, float) + np.asarray(pc.start_offset, float)
+    if dock is not None:
+        axis, mouth = dock_rotation(dock)[:, 2], np.asarray(dock.pos, float)
+        depth = pc.insert_depth if pc.insert_depth is not None else dock.depth
+        poses = [(p0, R0), (mouth + pc.standoff * axis, R_d), (mouth - depth * axis, R_d)]
+        insert_v = pc.v_max if pc.insert_v_max is None else pc.insert_v_max
+        return SE3ToppPath(poses, [pc.v_max, insert_v], pc.a_max, pc.w_max, pc.alpha_max,
+                           t0=pc.hold)  # fmt: skip
+    turn = Rotation.from_euler("xyz", pc.goal_rpy_deg, degrees=True).as_matrix()
+    goal = p0 if pc.goal is None else np.asarray(pc.goal, float)
+    return SE3ToppPath([(p0, R0), (goal, R0 @ turn)], pc.v_max, pc.a_max, pc.w_max, pc.alpha_max,
+                       t0=pc.hold)  # fmt: skip
+
+
 def build_reference(scene: Scene, p0: np.ndarray, R0: np.ndarray) -> ReferenceAdapter:
     """The run's motion reference from the initial end-effector pose ``(p0 [m], R0)``.
 
@@ -118,6 +178,8 @@ def build_reference(scene: Scene, p0: np.ndarray, R0: np.ndarray) -> ReferenceAd
     """
     cfg = scene.cfg
     R_d = R0 if cfg.dock is None else aligned_rotation(dock_rotation(cfg.dock), R0, n_fold=4)
+    if cfg.planner.kind == "se3_topp":
+        return ReferenceAdapter(build_se3_path(scene, p0, R0, R_d))
     planner = build_planner(scene, p0)
     oc = cfg.planner.orientation
     if oc is None:
@@ -139,7 +201,7 @@ def run_simulation(
 
     Args:
         scene: A scene or a bundled name / YAML path.
-        controller: Controller name (``cic``, ``se3_lie`` or an alias) or a factory
+        controller: Controller name (``cic``, ``se3_lie``, ``hqp`` or an alias) or a factory
             ``(scene, pin_model, q0) -> Controller``.
         duration: Simulated time [s] (default: the scene's).
         friction_comp: Override the scene's friction/damping feed-forward switch.

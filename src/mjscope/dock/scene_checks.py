@@ -23,6 +23,16 @@ POSITIVE_KEYS = (
     "planner.insert_time",
     "planner.period",
     "planner.ramp_time",
+    "planner.v_max",
+    "planner.a_max",
+    "planner.w_max",
+    "planner.alpha_max",
+    "controller.hqp.stiffness_min",
+    "controller.hqp.observer_gain",
+    "controller.hqp.acceleration_limit",
+    "controller.hqp.brake_acceleration",
+    "controller.hqp.t_soften",
+    "controller.hqp.t_restore",
 )
 
 
@@ -53,6 +63,10 @@ def validate(cfg: SceneCfg, where: str = "scene") -> SceneCfg:
             f"{where}: planner.orientation needs period > 0, ramp_time > 0 and a non-zero axis, "
             f"got {oc.period}, {oc.ramp_time}, {list(oc.axis)}"
         )
+    _check_hqp(cfg, where)
+    iv = cfg.planner.insert_v_max
+    if iv is not None and not iv > 0:
+        raise ConfigError(f"{where}: planner.insert_v_max must be > 0 [m/s], got {iv}")
     if cfg.planner.hold < 0:
         raise ConfigError(f"{where}: planner.hold must be >= 0, got {cfg.planner.hold}")
     sections = {
@@ -73,6 +87,41 @@ def validate(cfg: SceneCfg, where: str = "scene") -> SceneCfg:
     if gate.max_lateral is None and cfg.dock is not None:
         gate = dataclasses.replace(gate, max_lateral=cfg.dock.clearance)
     return dataclasses.replace(cfg, gate=gate)
+
+
+def _check_hqp(cfg: SceneCfg, where: str) -> None:
+    """The ``hqp`` section's bounds are ordered and its limits positive."""
+    hq = cfg.controller.hqp
+    if not hq.stiffness_min <= hq.stiffness_max:
+        raise ConfigError(
+            f"{where}: controller.hqp.stiffness_min {hq.stiffness_min} > stiffness_max "
+            f"{hq.stiffness_max}; give min <= max"
+        )
+    if not (0 <= hq.force_dead < hq.force_sat and 0 <= hq.moment_dead < hq.moment_sat):
+        raise ConfigError(
+            f"{where}: controller.hqp needs 0 <= force_dead < force_sat and 0 <= moment_dead < "
+            f"moment_sat, got {hq.force_dead}, {hq.force_sat}, {hq.moment_dead}, {hq.moment_sat}"
+        )
+    if not hq.velocity_limit or min(hq.velocity_limit) <= 0:
+        raise ConfigError(
+            f"{where}: controller.hqp.velocity_limit must be > 0 (one value or one per joint), "
+            f"got {list(hq.velocity_limit)}"
+        )
+    band, target = cfg.gate.force_band, cfg.gate.contact_force_target
+    if band is not None and (band <= 0 or target is None):
+        raise ConfigError(
+            f"{where}: gate.force_band must be > 0 and needs gate.contact_force_target, got "
+            f"force_band={band}, contact_force_target={target}"
+        )
+    if hq.torque_rate_limit is not None and hq.torque_rate_limit <= 0:
+        raise ConfigError(
+            f"{where}: controller.hqp.torque_rate_limit must be > 0 [N·m/s] (or omitted), "
+            f"got {hq.torque_rate_limit}"
+        )
+    if hq.position_margin < 0 or hq.preload_force < 0 or hq.k_sing < 0:
+        raise ConfigError(
+            f"{where}: controller.hqp position_margin, preload_force and k_sing must be >= 0"
+        )
 
 
 def _check_finite(obj: Any, where: str) -> None:

@@ -18,7 +18,8 @@ class Controller(ABC):
     the end-effector origin (force [N], moment [N·m]) in the axes the controller declares with
     :attr:`wrench_frame`: ``"world"`` (world-aligned, paired with a LOCAL_WORLD_ALIGNED
     Jacobian) or ``"body"`` (end-effector axes, paired with the LOCAL Jacobian); zeros in
-    tracking mode.
+    tracking mode. A controller whose ``observer`` attribute is not ``None`` (``hqp`` with the
+    observer source) is also given ``observe(q, v, τ_sent, τ_known)`` after every step.
     """
 
     name: str = "controller"

@@ -8,6 +8,7 @@ from mjscope.control.planners.reference import (
     get_motion_reference,
     is_se3_planner,
 )
+from mjscope.control.planners.se3_path import SE3ToppPath
 from mjscope.control.planners.se3_topp import SE3ToppTrajectory
 from mjscope.control.planners.trajectory import (
     CircleTrajectory,
@@ -24,6 +25,7 @@ __all__ = [
     "QuinticTrajectory",
     "ReferenceAdapter",
     "RockingOrientation",
+    "SE3ToppPath",
     "SE3ToppTrajectory",
     "Trajectory",
     "TwoSegmentTrajectory",
