@@ -118,3 +118,17 @@ def test_bundled_scenes_supply_the_gate_thresholds() -> None:
     tg = evaluate_gate(compute_metrics(zero_motion_log(), track), track)
     assert tg.mode == "tracking" and not tg.passed
     assert [ch.threshold for ch in tg.checks] == [0.002, 0.02]  # iiwa14_track_circle.yaml gate
+
+
+def test_force_band_is_checked_only_with_a_target() -> None:
+    """``gate.force_band``: |steady-state force − target| ≤ band, a sixth docking check."""
+    base = compute_metrics(docking_log(), docking_scene())
+    ss = base["steady_state_force"]
+    assert len(evaluate_docking_gate(base, docking_scene(force_band=0.1)).checks) == 5  # no target
+    for target, band, passed in ((ss + 0.5, 0.5 * (1 + 1e-9), True), (ss - 0.5, 0.49, False)):
+        scene = docking_scene(contact_force_target=target, force_band=band)
+        gate = evaluate_docking_gate(compute_metrics(docking_log(), scene), scene)
+        check = gate.checks[-1]
+        assert len(gate.checks) == 6 and check.name == "steady_state_force_error"
+        assert check.value == pytest.approx(0.5) and check.threshold == band
+        assert check.passed is passed and gate.passed is passed
