@@ -62,3 +62,31 @@ def test_sampling_stride_keeps_the_verdict(every):
     dg = _run(0.1, every=every)
     assert dg.result.probes["contact_sample_every"] == every
     assert any(f.code == "CONTACT_SLIP" for f in dg.findings)
+
+
+@pytest.mark.parametrize("every", [1, 7])
+def test_rollout_reader_samples_the_steps_read_does(every):
+    """The recorder's countdown reader and a plain ``read`` per step give the same summary."""
+    from mjscope.diagnose import run_rollout
+    from mjscope.diagnose.probes import ContactDetailProbe
+
+    steps = 300
+    res = run_rollout(
+        mujoco.MjModel.from_xml_string(SLOPE.format(mu=0.1)),
+        RolloutCfg(steps=steps, contact_every=every, block_rows=64),
+    )
+    m = mujoco.MjModel.from_xml_string(SLOPE.format(mu=0.1))
+    d = mujoco.MjData(m)
+    mujoco.mj_forward(m, d)
+    probe = ContactDetailProbe(steps, every)
+    probe.bind(m, d, np.zeros((steps, 0)))
+    touching = 0  # sampled steps with a contact: the box's one pair is captured at each
+    for i in range(steps):
+        mujoco.mj_step(m, d)
+        probe.read(i)
+        touching += i % every == 0 and d.ncon > 0
+    ref = probe.summary()
+    got = {k: res.probes[k] for k in ref}
+    assert got == ref
+    assert ref["contact_last_step"] == steps - 1
+    assert 0 < ref["contact_pairs"][0]["samples"] == touching < len(range(0, steps, every))

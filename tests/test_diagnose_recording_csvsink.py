@@ -93,3 +93,51 @@ def test_abort_kills_a_stuck_writer_instead_of_hanging(tmp_path: Path, monkeypat
         os.waitpid(pid, os.WNOHANG)
     assert (tmp_path / "x.csv").read_text() == "x [m]\n"  # the header; no cut row
     sink.abort()  # idempotent
+
+
+def _plain(fmt: str, rows) -> str:
+    """The reference: one ``%`` over every value, as the sink wrote before the constant-column
+    shortcut (with its fallback to floats for a NaN/inf in an integer column)."""
+    values = tuple(rows.ravel().tolist())
+    try:
+        return (fmt * len(rows)) % values
+    except (ValueError, OverflowError):
+        return ((",".join(["%.10g"] * rows.shape[1]) + "\n") * len(rows)) % values
+
+
+def test_constant_columns_as_text_keep_the_bytes() -> None:
+    import numpy as np
+
+    from mjscope.diagnose.recording import format_rows
+
+    rng = np.random.default_rng(0)
+    fmt = "%.10g,%.10g,%d,%.10g,%.10g,%d\n"
+    rows = rng.normal(size=(300, 6)) * 1e3
+    rows[:, 1] = -0.0  # constant negative zero: "-0", not "0"
+    rows[:, 2] = 7.0  # constant integer column
+    rows[:, 4] = 1.5e-7  # constant float in exponent notation
+    rows[:, 5] = rng.integers(-3, 50, 300)
+    out = format_rows(fmt, rows)
+    assert out == _plain(fmt, rows)
+    assert out.splitlines()[0].split(",")[1:3] == ["-0", "7"]
+    mixed = rows.copy()
+    mixed[::2, 1] = 0.0  # +0.0 and -0.0 compare equal but are not one constant
+    assert format_rows(fmt, mixed) == _plain(fmt, mixed)
+    for col, where in ((2, slice(None)), (5, 17)):  # NaN/inf in an integer column: all floats
+        bad = rows.copy()
+        bad[where, col] = np.nan if col == 2 else np.inf
+        assert format_rows(fmt, bad) == _plain(fmt, bad)
+        assert "nan" in format_rows(fmt, bad) or "inf" in format_rows(fmt, bad)
+    nan_col = rows.copy()
+    nan_col[:, 0] = np.nan  # NaN != NaN: a NaN column still formats once per row
+    assert format_rows(fmt, nan_col) == _plain(fmt, nan_col)
+    assert format_rows(fmt, rows[:1]) == _plain(fmt, rows[:1])
+    assert format_rows(fmt, rows[:0]) == ""
+
+
+def test_block_size_does_not_change_the_csv(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    cfg = {"steps": 2500, "ctrl": "noise", "seed": 2}
+    run_rollout(load("quadruped"), RolloutCfg(csv=a, block_rows=1024, **cfg))  # forked writer
+    run_rollout(load("quadruped"), RolloutCfg(csv=b, block_rows=4096, **cfg))  # in process
+    assert a.read_bytes() == b.read_bytes()

@@ -55,6 +55,7 @@ from mjscope.diagnose.probes import (
     StateProbe,
     WarningProbe,
 )
+from mjscope.diagnose.probes.base import Reader
 from mjscope.diagnose.probes.vectors import VectorProbe, parse_columns
 from mjscope.diagnose.recording import Recorder
 from mjscope.exceptions import OutputError
@@ -92,7 +93,9 @@ class RolloutCfg:
         key: Keyframe name or index to reset to (``None``: ``qpos0``).
         inverse: Also record the forward/inverse consistency (costly).
         csv: CSV path (``None``: no file).
-        block_rows: Recorder block size.
+        block_rows: Recorder block size [rows]. Short blocks keep the forked CSV writer
+            close behind the loop (the last block is formatted after the last step, while the
+            rollout waits); the output does not depend on it.
         contacts: Long-format per-contact CSV (``--contacts``; ``None``: no file). With it
             every step's contacts are captured, else every ``contact_every``-th step's.
         contact_every: Per-contact capture stride without ``contacts`` [steps] (the per-pair
@@ -108,7 +111,7 @@ class RolloutCfg:
     key: str | None = None
     inverse: bool = False
     csv: str | Path | None = None
-    block_rows: int = 4096
+    block_rows: int = 1024
     contacts: str | Path | None = None
     contact_every: int = 10
     columns: tuple[str, ...] = ()
@@ -223,7 +226,7 @@ def _loop(
     model: mujoco.MjModel, data: mujoco.MjData, cfg: RolloutCfg, rec: Recorder, specs: list[Spec]
 ) -> float:
     """Step and record; returns the wall time spent inside ``mj_step`` [s]."""
-    reads = rec.bind(model, data)
+    read = _chain(rec.bind(model, data))
     rows = rec.rows
     ctrl = data.ctrl  # (nu,) view
     plan = ControlPlan(model, data, specs, rows, cfg.seed, cfg.noise_scale)
@@ -244,8 +247,7 @@ def _loop(
             t0 = clock()
             step(model, data)
             stepping += clock() - t0
-            for r in reads:
-                r(i)
+            read(i)
             i += 1
             if wn[qacc_w] or wn[qvel_w] or wn[qpos_w]:
                 break
@@ -260,6 +262,18 @@ def _loop(
         raise
     rec.flush(i)
     return stepping
+
+
+def _chain(reads: list[Reader]) -> Reader:
+    """One call per step: the reader itself when there is one (the usual case), else all."""
+    if len(reads) == 1:
+        return reads[0]
+
+    def read_all(i: int) -> None:
+        for r in reads:
+            r(i)
+
+    return read_all
 
 
 def _result(

@@ -26,7 +26,7 @@ import numpy as np
 
 from mjscope.diagnose.names import geom_name
 from mjscope.diagnose.outputs import commit, partial_path
-from mjscope.diagnose.probes.base import Probe
+from mjscope.diagnose.probes.base import Probe, Reader
 from mjscope.diagnose.probes.contacts import ContactViews
 from mjscope.exceptions import OutputError
 
@@ -82,21 +82,51 @@ class ContactDetailProbe(Probe):
 
     def read(self, i: int) -> None:  # noqa: D102
         step = self.step
-        self.step += 1
-        if step % self.every or not self.data.ncon:
-            return
-        step_pairs: dict[tuple[int, int], list[Any]] = {}
+        self.step = step + 1
+        if step % self.every == 0 and self.data.ncon:
+            self._sample(step)
+
+    def reader(self) -> Reader:
+        """:meth:`read` as a countdown: a non-sampled step costs one decrement.
+
+        ``step`` then follows the recorder's rows (:meth:`flush`), not the calls.
+        """
+        data, every, sample = self.data, self.every, self._sample
+        left = -self.step % every + 1  # calls up to and including the next sampled step
+        upcoming = self.step + left - 1  # that step's index
+
+        def read(i: int) -> None:
+            nonlocal left, upcoming
+            left -= 1
+            if left:
+                return
+            left = every
+            step, upcoming = upcoming, upcoming + every
+            if data.ncon:
+                sample(step)
+
+        return read
+
+    def _sample(self, step: int) -> None:
+        """Capture this step's contacts (there is at least one) into the per-pair totals."""
+        groups: dict[tuple[int, int], list[tuple[Any, ...]]] = {}
         for row in self._contacts():
-            step_pairs.setdefault((row[0], row[1]), []).append(row)
+            key = (row[0], row[1])
+            rows = groups.get(key)
+            if rows is None:
+                groups[key] = [row]
+            else:
+                rows.append(row)
         late = step >= self.late_from
-        for key, rows in step_pairs.items():
-            self._add_pair(key, rows, step, late)
+        add = self._add_pair
+        for key, rows in groups.items():
+            add(key, rows, step, late)
 
     def _contacts(self) -> list[tuple[Any, ...]]:
         """(g1, g2, dist, dim, μ, f_n, |f_t|, v_t, index) of each active contact.
 
-        The first slots are read through fixed views (one list per field); contacts beyond
-        them through ``data.contact``.
+        The first slots are read through fixed views (one list per field, Python numbers);
+        contacts beyond them through ``data.contact``.
         """
         m, d, v, f6 = self.model, self.data, self.views, self.f6
         n = d.ncon
@@ -104,65 +134,86 @@ class ContactDetailProbe(Probe):
         fields = [a[:s].tolist() for a in (v.geom1, v.geom2, v.dist, v.dim, v.mu, v.exclude)]
         for k in range(s, n):  # beyond the viewed slots (rare): one struct read each
             c = d.contact[k]
-            extra = (c.geom[0], c.geom[1], c.dist, c.dim, c.friction[0], c.exclude)
-            for lst, x in zip(fields, extra, strict=True):
+            extra = (int(c.geom[0]), int(c.geom[1]), float(c.dist), int(c.dim))
+            for lst, x in zip(fields, (*extra, float(c.friction[0]), int(c.exclude)), strict=True):
                 lst.append(x)
         out = []
-        force, hypot, nan = mujoco.mj_contactForce, math.hypot, math.nan
+        force, hypot, nan, tolist = mujoco.mj_contactForce, math.hypot, math.nan, f6.tolist
         for k, (g1, g2, dist, dim, mu, exclude) in enumerate(zip(*fields, strict=True)):
             if exclude:
                 continue
             force(m, d, k, f6)
-            fn, f1, f2 = f6[:3].tolist()
+            fn, f1, f2, _, _, _ = tolist()
             vt = self._slip_speed(d.contact[k]) if dim == 1 else nan
-            out.append(
-                (int(g1), int(g2), float(dist), int(dim), float(mu), fn, hypot(f1, f2), vt, k)
-            )
+            out.append((g1, g2, dist, dim, mu, fn, hypot(f1, f2), vt, k))
         return out
 
     def _add_pair(
         self, key: tuple[int, int], rows: list[tuple[Any, ...]], step: int, late: bool
     ) -> None:
         """One geom pair at one step: its contacts' totals decide whether it slides."""
-        dim, mu = rows[0][3], rows[0][4]
-        fn = sum(r[5] for r in rows)
-        ft = sum(r[6] for r in rows)
+        if len(rows) == 1:  # the usual case; the same numbers as the sums below
+            r = rows[0]
+            dim, mu, dmin, vmax = r[3], r[4], r[2], r[7]
+            fn, ft = 0 + r[5], 0 + r[6]
+        else:
+            dim, mu = rows[0][3], rows[0][4]
+            fn = sum([r[5] for r in rows])
+            ft = sum([r[6] for r in rows])
+            dmin = min([r[2] for r in rows])
+            vmax = max([r[7] for r in rows])
         ratio = ft / (mu * fn) if fn > MIN_NORMAL and mu > 0 and dim > 1 else 0.0
         if dim > 1:
             sliding = fn > MIN_NORMAL and ratio >= 1.0 - SLIP_TOL
         else:
-            sliding = fn > MIN_NORMAL and max(r[7] for r in rows) > SLIP_SPEED
+            sliding = fn > MIN_NORMAL and vmax > SLIP_SPEED
         acc = self.pairs.get(key)
         if acc is None:
-            c = self.data.contact[rows[0][8]]
-            acc = self.pairs[key] = [0.0] * 11
-            acc[_DIST_MIN] = float("inf")
-            self.params[key] = {
-                "condim": dim,
-                "friction": [float(x) for x in c.friction],
-                "solref": [float(x) for x in c.solref],
-                "solimp": [float(x) for x in c.solimp],
-            }
-        acc[_N] += 1
-        acc[_SLIDE] += sliding
-        acc[_LATE] += late
-        acc[_LATE_SLIDE] += late and sliding
-        acc[_FN_MAX] = max(acc[_FN_MAX], fn)
-        acc[_FN_SUM] += fn
-        acc[_FT_MAX] = max(acc[_FT_MAX], ft)
-        acc[_RATIO_MAX] = max(acc[_RATIO_MAX], ratio)
-        acc[_DIST_MIN] = min(acc[_DIST_MIN], min(r[2] for r in rows))
-        acc[_LAST], acc[_LAST_SLIDE] = step, sliding
+            acc = self._new_pair(key, rows[0][8], dim)
+        acc[0] += 1  # _N
+        acc[1] += sliding  # _SLIDE
+        if late:
+            acc[2] += 1  # _LATE
+            acc[3] += sliding  # _LATE_SLIDE
+        if fn > acc[4]:  # _FN_MAX; the comparisons keep max()/min()'s picks, NaN included
+            acc[4] = fn
+        acc[5] += fn  # _FN_SUM
+        if ft > acc[6]:  # _FT_MAX
+            acc[6] = ft
+        if ratio > acc[7]:  # _RATIO_MAX
+            acc[7] = ratio
+        if dmin < acc[8]:  # _DIST_MIN
+            acc[8] = dmin
+        acc[9], acc[10] = step, sliding  # _LAST, _LAST_SLIDE
         if self.fh is not None:
-            t = self.data.time - self.h
-            n1, n2 = self.names[key[0]], self.names[key[1]]
-            tc, dr = self.params[key]["solref"]  # the pair's mixed solref (first contact's)
-            for _, _, dist, dim, mu, fn, ft, vt, _ in rows:
-                r = ft / (mu * fn) if fn > MIN_NORMAL and mu > 0 and dim > 1 else 0.0
-                self.lines.append(
-                    f"{step},{t:.10g},{n1},{n2},{dist:.10g},{dim},{mu:.10g},{tc:.10g},"
-                    f"{dr:.10g},{fn:.10g},{ft:.10g},{r:.10g},{vt:.10g},{int(sliding)}\n"
-                )
+            self._lines(key, rows, step, sliding)
+
+    def _new_pair(self, key: tuple[int, int], k: int, dim: int) -> list[float]:
+        """The accumulator of a pair first seen at contact ``k``; records its parameters."""
+        c = self.data.contact[k]
+        acc = self.pairs[key] = [0.0] * 11
+        acc[_DIST_MIN] = float("inf")
+        self.params[key] = {
+            "condim": dim,
+            "friction": [float(x) for x in c.friction],
+            "solref": [float(x) for x in c.solref],
+            "solimp": [float(x) for x in c.solimp],
+        }
+        return acc
+
+    def _lines(
+        self, key: tuple[int, int], rows: list[tuple[Any, ...]], step: int, sliding: bool
+    ) -> None:
+        """The long-CSV rows of one pair's contacts at one step."""
+        t = self.data.time - self.h
+        n1, n2 = self.names[key[0]], self.names[key[1]]
+        tc, dr = self.params[key]["solref"]  # the pair's mixed solref (first contact's)
+        for _, _, dist, dim, mu, fn, ft, vt, _ in rows:
+            r = ft / (mu * fn) if fn > MIN_NORMAL and mu > 0 and dim > 1 else 0.0
+            self.lines.append(
+                f"{step},{t:.10g},{n1},{n2},{dist:.10g},{dim},{mu:.10g},{tc:.10g},"
+                f"{dr:.10g},{fn:.10g},{ft:.10g},{r:.10g},{vt:.10g},{int(sliding)}\n"
+            )
 
     def _slip_speed(self, c: Any) -> float:
         """Tangential speed [m/s] of geom 2's surface relative to geom 1's at the contact."""
@@ -178,6 +229,7 @@ class ContactDetailProbe(Probe):
         return float(np.linalg.norm(frame[1:] @ rel))
 
     def flush(self, n: int, start: int, raw: np.ndarray) -> None:  # noqa: D102
+        self.step = start + n  # the steps read so far (the fast reader does not count them)
         if self.fh is not None and self.lines:
             try:
                 self.fh.write("".join(self.lines))

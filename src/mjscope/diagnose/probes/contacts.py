@@ -9,7 +9,7 @@ import numpy as np
 
 from mjscope.diagnose.contacts import geom_sizes, solimp_width
 from mjscope.diagnose.names import geom_name
-from mjscope.diagnose.probes.base import Column, Probe
+from mjscope.diagnose.probes.base import Column, Probe, Reader
 
 ROLLING_FRACTION = 0.01  # rolling friction [m] below this fraction of the geom size: negligible
 
@@ -89,25 +89,32 @@ class ContactProbe(Probe):
         return [v.dist, v.geom1, v.geom2, v.dim]
 
     def read(self, i: int) -> None:  # noqa: D102
-        n = self.data.ncon
-        self.cells[i, 0] = n
-        if n > self.views.slots:
-            c = self.data.contact
-            k = int(c.dist.argmin())
-            g = c.geom[k]
-            self.overflow[i] = (
-                float(-c.dist[k]),
-                int(g[0]),
-                int(g[1]),
-                c.dim.copy(),
-                c.geom.copy(),
-            )
+        self.reader()(i)
+
+    def reader(self) -> Reader:  # noqa: D102
+        data, cells, slots, overflow = self.data, self.cells, self.views.slots, self._overflow
+
+        def read(i: int) -> None:
+            n = data.ncon
+            cells[i, 0] = n
+            if n > slots:
+                overflow(i)
+
+        return read
+
+    def _overflow(self, i: int) -> None:
+        """Row ``i`` has more contacts than the gathered slots: keep what the flush needs."""
+        c = self.data.contact
+        k = int(c.dist.argmin())
+        g = c.geom[k]
+        self.overflow[i] = (float(-c.dist[k]), int(g[0]), int(g[1]), c.dim.copy(), c.geom.copy())
 
     def flush(self, n: int, start: int, raw: np.ndarray) -> None:  # noqa: D102
         s = self.views.slots
         ncon = self.out[:n, 0]
-        dist, g1, g2, dim = (raw[:, k * s : (k + 1) * s] for k in range(4))
-        live = np.arange(s)[None, :] < ncon[:, None]  # (n, slots)
+        w = max(1, min(s, int(ncon.max()) if n else 1))  # slots any row of the block uses
+        dist, g1, g2, dim = (raw[:, k * s : k * s + w] for k in range(4))
+        live = np.arange(w)[None, :] < ncon[:, None]  # (n, w)
         k = np.where(live, dist, np.inf).argmin(axis=1)
         rows = np.arange(n)
         has = ncon > 0
@@ -123,9 +130,9 @@ class ContactProbe(Probe):
 
     def _count(self, dim: np.ndarray, g1: np.ndarray, g2: np.ndarray) -> None:
         """Add contacts (condim, geom ids; any shape, same for all) to the condim counts."""
-        values, counts = np.unique(dim.astype(int), return_counts=True)
-        for v, c in zip(values.tolist(), counts.tolist(), strict=True):
-            self.condim_counts[v] = self.condim_counts.get(v, 0) + c
+        counts = np.bincount(dim.astype(np.intp).reshape(-1))  # condims are 1..6
+        for v in np.flatnonzero(counts).tolist():
+            self.condim_counts[v] = self.condim_counts.get(v, 0) + int(counts[v])
         six = dim == 6
         if six.any():
             a, b = g1[six].astype(np.int64), g2[six].astype(np.int64)

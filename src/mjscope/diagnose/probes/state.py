@@ -7,7 +7,7 @@ from typing import Any
 import mujoco
 import numpy as np
 
-from mjscope.diagnose.probes.base import Column, Probe
+from mjscope.diagnose.probes.base import Column, Probe, Reader
 
 WARNING_NAMES = tuple(
     n.removeprefix("mjWARN_").lower()
@@ -73,15 +73,25 @@ class SolverProbe(Probe):
         return [self.data.solver_niter]  # (mjNISLAND,) int32 view
 
     def read(self, i: int) -> None:  # noqa: D102
-        it0 = self.niter0[0]
-        self.cells[i, 2] = self.improvement[min(it0, self.nstat) - 1] if it0 else 0.0
+        self.reader()(i)
+
+    def reader(self) -> Reader:  # noqa: D102
+        niter0, improvement, cells, nstat = self.niter0, self.improvement, self.cells, self.nstat
+
+        def read(i: int) -> None:
+            it0 = niter0[0]
+            cells[i, 2] = improvement[(it0 if it0 < nstat else nstat) - 1] if it0 else 0.0
+
+        return read
 
     def flush(self, n: int, start: int, raw: np.ndarray) -> None:  # noqa: D102
         k = int(mujoco.mjNISLAND)
         niter, nefc, nisland = raw[:, :k], raw[:, k], raw[:, k + 1]
         self.out[:n, 0] = nefc
-        used = np.arange(k)[None, :] < np.maximum(nisland, 1)[:, None]
-        self.out[:n, 1] = np.where(used, niter, 0).max(axis=1)
+        top = np.maximum(nisland, 1)  # islands the solver ran per row (island 0 without any)
+        w = min(k, int(top.max())) if n else 1  # the block's widest: fewer columns to reduce
+        used = np.arange(w)[None, :] < top[:, None]
+        self.out[:n, 1] = np.where(used, niter[:, :w], 0).max(axis=1)
         hit = np.flatnonzero(self.out[:n, 1] >= self.cap)
         if hit.size:
             self.at_cap += int(hit.size)

@@ -20,6 +20,7 @@ failed rollout) stops the writer and leaves the partial file with the rows recor
 
 from __future__ import annotations
 
+import itertools
 import math
 import operator
 from collections.abc import Callable
@@ -93,7 +94,7 @@ class Recorder:
             arrays = self._bind_probes(model, data)
         self.gather = Gather(arrays, self.rows)
         tap = self._scalar_tap(data)
-        reads: list[Reader] = [p.read for p in self.probes if reads_per_step(p)]
+        reads: list[Reader] = [p.reader() for p in self.probes if reads_per_step(p)]
         takes = self.gather.takes()
         if len(takes) == 1 and tap:  # the usual case: one Python call per step does it all
             return [_fused(*takes[0], tap[0], reads)]
@@ -147,8 +148,11 @@ class Recorder:
             return
         self.flushing = True
         with np.errstate(all="ignore"):
-            scalars = np.array(self._scalar_rows[:n], dtype=float).reshape(n, -1)
-            del self._scalar_rows[:]
+            width = len(self._scalar_rows[0]) if self._scalar_rows else 0
+            scalars = np.fromiter(
+                itertools.chain.from_iterable(self._scalar_rows), float, n * width
+            ).reshape(n, width)
+            self._scalar_rows.clear()
             for p, owned, sl in zip(self.probes, self._owned, self._scalar_slices, strict=True):
                 raw = self.gather.rows(owned, n)
                 if p.scalars:
@@ -253,7 +257,7 @@ def _fused(
         r0, r1, r2 = [*reads, _noop, _noop, _noop][:3]
 
         def fused(i: int) -> None:
-            take(idx, out=rows[i])
+            take(idx, None, rows[i], "clip")
             append(get(data))
             r0(i)
             r1(i)
@@ -262,7 +266,7 @@ def _fused(
         return fused
 
     def fused_any(i: int) -> None:
-        take(idx, out=rows[i])
+        take(idx, None, rows[i], "clip")
         tap(i)
         for rd in reads:
             rd(i)
