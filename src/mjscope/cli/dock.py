@@ -45,6 +45,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="figure labels: en, or zh (needs a CJK font: fonts-noto-cjk)")  # fmt: skip
     p.add_argument("--out", default="mjscope-out", help="output folder (default ./mjscope-out)")
     p.add_argument("--list", action="store_true", help="list the bundled scenes and exit")
+    from mjscope.cli._campaign import add_campaign_arguments
+
+    add_campaign_arguments(p)  # --trials/--seed/--trial/--perturb/--jobs/--ray
     p.set_defaults(func=run)
 
 
@@ -58,7 +61,13 @@ def to_cfg(args: argparse.Namespace) -> DockCmdCfg:
 
 def run(args: argparse.Namespace) -> int:
     """Run the scene (or list the scenes) and print the report; returns the exit code."""
+    from mjscope.cli._campaign import campaign_cfg, is_campaign
     from mjscope.cli._common import console
+
+    if is_campaign(args):  # --trials N or --trial K: a Monte-Carlo campaign (or one trial)
+        from mjscope.dock.campaign import run_campaign
+
+        return run_campaign(campaign_cfg(args), console())
     from mjscope.dock.session import run_dock
 
     return run_dock(to_cfg(args), console())

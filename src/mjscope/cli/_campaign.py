@@ -1,0 +1,99 @@
+"""Command-line pieces of campaigns and the shared executor: ``--trials``, ``--jobs``, ``--ray``.
+
+:func:`add_executor_arguments` is what every command that runs many items offers (``dock``
+campaigns, ``diagnose`` sweeps); :func:`add_campaign_arguments` adds the campaign options to
+``mjscope dock``; :func:`campaign_cfg` and :func:`executor_cfg` turn the parsed arguments into
+the frozen configurations.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mjscope.dock.campaign import CampaignCmdCfg
+    from mjscope.runner import ExecutorCfg
+
+
+def add_executor_arguments(p: argparse.ArgumentParser) -> None:
+    """``--jobs N`` (local processes) and ``--ray auto|local|ADDRESS``."""
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="local worker processes (default: one per CPU; 1: this process)",
+    )
+    p.add_argument(
+        "--ray",
+        default=None,
+        metavar="auto|local|ADDRESS",
+        help="run on Ray (pip install \"mjscope[cluster]\"): 'auto' an existing "
+        "cluster, 'local' a private head on 127.0.0.1, or HOST:PORT",
+    )
+
+
+def add_campaign_arguments(p: argparse.ArgumentParser) -> None:
+    """``--trials N --seed S --trial K --perturb key=value,...`` and the executor options."""
+    g = p.add_argument_group("campaign (Monte-Carlo trials; see the scene's campaign: section)")
+    g.add_argument(
+        "--trials",
+        type=int,
+        default=None,
+        metavar="N",
+        help="run N randomised trials per controller (default: the scene's)",
+    )
+    g.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        metavar="S",
+        help="campaign seed; trial K draws from (S, K) only (default: the scene's)",
+    )
+    g.add_argument(
+        "--trial",
+        type=int,
+        default=None,
+        metavar="K",
+        help="replay campaign trial K alone (same numbers as in the campaign)",
+    )
+    g.add_argument(
+        "--perturb",
+        default="",
+        metavar="KEY=VALUE,...",
+        help="override the scene's perturbations: q0=0.02, dock_pos=0.001/0.001/0, "
+        "dock_rpy_deg=1, friction=0.2:0.5, tool_mass=0.25:0.4, ft_noise=0.2/0.005",
+    )
+    add_executor_arguments(g)  # type: ignore[arg-type]
+
+
+def is_campaign(args: argparse.Namespace) -> bool:
+    """Whether the arguments ask for a campaign (``--trials``) or a trial replay (``--trial``)."""
+    return args.trials is not None or args.trial is not None
+
+
+def executor_cfg(args: argparse.Namespace) -> ExecutorCfg:
+    """The executor options from :func:`add_executor_arguments`'s arguments."""
+    from mjscope.runner import ExecutorCfg
+
+    return ExecutorCfg(jobs=args.jobs, ray=args.ray).check()
+
+
+def campaign_cfg(args: argparse.Namespace) -> CampaignCmdCfg:
+    """The campaign configuration from ``mjscope dock``'s parsed arguments."""
+    from mjscope.cli._common import split_list
+    from mjscope.dock.campaign import CampaignCmdCfg
+
+    return CampaignCmdCfg(
+        scene=args.scene,
+        controllers=split_list(args.controller),
+        trials=args.trials,
+        seed=args.seed,
+        trial=args.trial,
+        perturb=args.perturb,
+        quick=args.quick,
+        out=Path(args.out),
+        executor=executor_cfg(args),
+    )
