@@ -16,13 +16,13 @@ def _bash_blocks() -> list[str]:
 
 def test_two_setup_commands() -> None:
     blocks = _bash_blocks()
-    assert blocks[0].strip() == 'pip install -e ".[dev]" && mjscope demo'
+    assert blocks[0].strip() == 'pip install -e ".[dev,cluster]" && mjscope demo'
     assert blocks[1].strip() == "pytest"
 
 
 def test_ci_runs_the_readme_commands() -> None:
     ci = (REPO / ".ci" / "run").read_text()
-    assert 'pip install -q -e ".[dev]"' in ci and "mjscope demo" in ci
+    assert 'pip install -q -e ".[dev,cluster]"' in ci and "mjscope demo" in ci
     assert "\npytest\n" in ci
 
 
