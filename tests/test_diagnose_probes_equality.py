@@ -5,6 +5,7 @@ import numpy as np
 
 from mjscope.diagnose import RolloutCfg, diagnose
 from mjscope.models import build_spec, compile_spec
+from tests.test_models_robots_exercises import fourbar_tip_separation
 from tests.utils import assert_close
 
 WELD = """<mujoco><worldbody><body name="a" pos="0 0 1"><freejoint/>
@@ -20,12 +21,7 @@ def test_connect_violation_is_the_distance_between_the_two_sites():
     # the same rollout by hand: ctrl = 5 sin(2πt), separation of the two tip sites
     d = mujoco.MjData(m)
     mujoco.mj_forward(m, d)
-    a, b = m.site("coupler_tip").id, m.site("rocker_tip").id
-    sep = []
-    for _ in range(600):
-        d.ctrl[0] = 5 * np.sin(2 * np.pi * d.time)
-        mujoco.mj_step(m, d)
-        sep.append(np.linalg.norm(d.site_xpos[a] - d.site_xpos[b]))
+    sep = fourbar_tip_separation(m, d, 600)
     assert_close(q["max_position"], max(sep), rtol=1e-6)
     assert_close(q["final_position"], sep[-1], rtol=1e-6)
 

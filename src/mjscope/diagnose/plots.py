@@ -49,6 +49,15 @@ def _pyplot() -> Any:
     return plt
 
 
+def _save(plt: Any, fig: Any, path: Path) -> Path:
+    """Lay out ``fig``, write it whole to ``path`` and close it (also when writing fails)."""
+    try:
+        fig.tight_layout()
+        return save_figure(fig, path)
+    finally:
+        plt.close(fig)
+
+
 def plottable(values: np.ndarray) -> np.ndarray:
     """``values`` as float with NaN where matplotlib cannot place them (non-finite, huge)."""
     v = np.asarray(values, dtype=float)
@@ -103,11 +112,7 @@ def _draw_series(runs: Sequence[tuple[str, list[str], np.ndarray]], path: Path, 
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=6, loc="best")
     fig.suptitle(title, fontsize=10)
-    try:
-        fig.tight_layout()
-        return save_figure(fig, path)
-    finally:
-        plt.close(fig)
+    return _save(plt, fig, path)
 
 
 def plot_overlay(
@@ -170,8 +175,4 @@ def _draw_overlay(
     if shown:
         axes[0, 0].legend(fontsize=7, loc="upper right")
     axes[-1, 0].set_xlabel("time [s]" if "time" in na and "time" in nb else "row")
-    try:
-        fig.tight_layout()
-        return save_figure(fig, path)
-    finally:
-        plt.close(fig)
+    return _save(plt, fig, path)

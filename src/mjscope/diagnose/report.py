@@ -65,6 +65,14 @@ def _finite(v: Any) -> Any:
     return v
 
 
+def _table(title: str, columns: tuple[str, ...]) -> Table:
+    """A rich table with ``title`` and plain (left-justified) ``columns``."""
+    t = Table(title=title)
+    for c in columns:
+        t.add_column(c)
+    return t
+
+
 def _fmt(v: Any) -> str:
     if v is None:
         return "-"
@@ -103,9 +111,9 @@ def render(report: dict[str, Any], con: Console) -> None:
 def _actuators(rows: list[dict[str, Any]], con: Console) -> None:
     if not rows:
         return
-    t = Table(title="actuators")
-    for c in ("name", "kind", "dyn/gain/bias", "target", "gear", "ctrlrange", "forcerange"):
-        t.add_column(c)
+    t = _table(
+        "actuators", ("name", "kind", "dyn/gain/bias", "target", "gear", "ctrlrange", "forcerange")
+    )
     for r in rows:
         t.add_row(
             r["name"],
@@ -142,9 +150,10 @@ def _rollout(r: dict[str, Any], con: Console) -> None:
     con.print(t)
     pairs = r.get("worst_pairs", [])
     if pairs:
-        t = Table(title="deepest contacts (by geom pair)")
-        for c in ("geom1", "geom2", "max penetration [m]", "smaller geom size [m]"):
-            t.add_column(c)
+        t = _table(
+            "deepest contacts (by geom pair)",
+            ("geom1", "geom2", "max penetration [m]", "smaller geom size [m]"),
+        )
         for p in pairs[:5]:
             t.add_row(
                 p["geom1"], p["geom2"], _fmt(p["max_penetration_m"]), _fmt(p["smaller_geom_size_m"])
@@ -157,10 +166,9 @@ def _contact_pairs(r: dict[str, Any], con: Console) -> None:
     if not rows:
         return
     every = r.get("contact_sample_every", 1)
-    t = Table(title=f"contacts by geom pair (sampled every {every} step{'s' * (every > 1)})")
-    for c in ("geom1", "geom2", "condim", "μ", "solref", "samples", "max f_n [N]",
-              "mean f_n [N]", "max |f_t| [N]", "min dist [m]", "sliding"):  # fmt: skip
-        t.add_column(c)
+    title = f"contacts by geom pair (sampled every {every} step{'s' * (every > 1)})"
+    t = _table(title, ("geom1", "geom2", "condim", "μ", "solref", "samples", "max f_n [N]",
+                       "mean f_n [N]", "max |f_t| [N]", "min dist [m]", "sliding"))  # fmt: skip
     for p in rows[:8]:
         t.add_row(
             p["geom1"], p["geom2"], str(p["condim"]), _fmt(p["friction"][0]), _fmt(p["solref"]),
@@ -201,9 +209,10 @@ def _dof_forces(r: dict[str, Any], con: Console, limit: int = 40) -> None:
 def _equalities(rows: list[dict[str, Any]], con: Console) -> None:
     if not rows:
         return
-    t = Table(title="equality constraints: violation over the run")
-    for c in ("name", "type", "solref", "max position", "final position", "max rotation [rad]"):
-        t.add_column(c)
+    t = _table(
+        "equality constraints: violation over the run",
+        ("name", "type", "solref", "max position", "final position", "max rotation [rad]"),
+    )
     for q in rows:
         u = q["unit"]
         t.add_row(q["name"], q["type"], _fmt(q["solref"]), f"{_fmt(q['max_position'])} {u}",
@@ -214,9 +223,7 @@ def _equalities(rows: list[dict[str, Any]], con: Console) -> None:
 def _sensors(rows: list[dict[str, Any]], con: Console) -> None:
     if not rows:
         return
-    t = Table(title="sensors")
-    for c in ("name", "type", "dim", "mean", "min", "max"):
-        t.add_column(c)
+    t = _table("sensors", ("name", "type", "dim", "mean", "min", "max"))
     for r in rows:
         t.add_row(
             r["name"], r["type"], str(r["dim"]), _fmt(r["mean"]), _fmt(r["min"]), _fmt(r["max"])
@@ -228,9 +235,7 @@ def _checks(rows: list[dict[str, Any]], con: Console) -> None:
     if not rows:
         con.print("[green]checks: no findings[/]")
         return
-    t = Table(title="checks")
-    for c in ("severity", "code", "element", "message", "fix"):
-        t.add_column(c)
+    t = _table("checks", ("severity", "code", "element", "message", "fix"))
     for r in rows:
         st = _STYLE[r["severity"]]
         t.add_row(f"[{st}]{r['severity']}[/]", r["code"], r["element"], r["message"], r["fix"])

@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from mjscope.diagnose.outputs import save_figure, third_party_warnings_to_log
-from mjscope.diagnose.plots import _out, _pyplot
+from mjscope.diagnose.outputs import third_party_warnings_to_log
+from mjscope.diagnose.plots import _out, _pyplot, _save
 
 METRICS = {
     "max_eq_violation": "largest equality violation [m]",
@@ -82,11 +82,7 @@ def _bars(rows: list[dict[str, Any]], metric: str, path: Path, title: str) -> Pa
         handles=[left, right], fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2
     )
     ax.set_title(title, fontsize=9)
-    try:
-        fig.tight_layout()
-        return save_figure(fig, path)
-    finally:
-        plt.close(fig)
+    return _save(plt, fig, path)
 
 
 def _curve(
@@ -109,8 +105,4 @@ def _curve(
     ax.set_ylabel(METRICS[metric])
     ax.grid(alpha=0.3, which="both")
     ax.set_title(title, fontsize=9)
-    try:
-        fig.tight_layout()
-        return save_figure(fig, path)
-    finally:
-        plt.close(fig)
+    return _save(plt, fig, path)

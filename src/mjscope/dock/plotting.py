@@ -57,6 +57,26 @@ def rows(n: int, lang: str, height: float = 1.3) -> tuple[Figure, list[Axes]]:
     return fig, list(axes)
 
 
+def top_view(lang: str) -> tuple[Figure, Axes]:
+    """One labelled x–y axes at equal scale, 3.3 in wide: a path seen from above."""
+    fig = Figure(figsize=(3.3, 3.0), layout="constrained")
+    a = fig.subplots()
+    a.set_xlabel(text("x", lang))
+    a.set_ylabel(text("y", lang))
+    a.set_aspect("equal", adjustable="datalim")
+    return fig, a
+
+
+def position_error_mm(d: Arrays) -> np.ndarray:
+    """Tracking position error |p − p_d| [mm]; (n,)."""
+    return 1e3 * np.linalg.norm(d["eef_pos"] - d["ref_pos"], axis=1)
+
+
+def orientation_error_mrad(d: Arrays) -> np.ndarray:
+    """Tracking orientation error (rotation angle of R_d Rᵀ) [mrad]; (n,)."""
+    return 1e3 * rotation_error(d["ref_rot"], d["eef_rot"])
+
+
 def _position(d: Arrays, scene: Scene, lang: str) -> Figure:
     fig, axes = rows(3, lang)
     for i, ax in enumerate(axes):
@@ -69,9 +89,9 @@ def _position(d: Arrays, scene: Scene, lang: str) -> Figure:
 
 def _errors(d: Arrays, scene: Scene, lang: str) -> Figure:
     fig, (a, b) = rows(2, lang)
-    semilogy(a, d["t"], 1e3 * np.linalg.norm(d["eef_pos"] - d["ref_pos"], axis=1))
+    semilogy(a, d["t"], position_error_mm(d))
     a.set_ylabel(text("pos_error", lang))
-    semilogy(b, d["t"], 1e3 * rotation_error(d["ref_rot"], d["eef_rot"]))
+    semilogy(b, d["t"], orientation_error_mrad(d))
     b.set_ylabel(text("ori_error", lang))
     for ax in (a, b):
         ax.axvline(float(d["t"][0]) + float(scene.cfg.gate.track_skip), color="gray", ls=":")
@@ -124,13 +144,9 @@ def _torques(d: Arrays, scene: Scene, lang: str) -> Figure:
 
 
 def _path(d: Arrays, scene: Scene, lang: str) -> Figure:
-    fig = Figure(figsize=(3.3, 3.0), layout="constrained")
-    a = fig.subplots()
+    fig, a = top_view(lang)
     a.plot(d["eef_pos"][:, 0], d["eef_pos"][:, 1], "k-", label=text("actual", lang))
     a.plot(d["ref_pos"][:, 0], d["ref_pos"][:, 1], "r--", label=text("reference", lang))
-    a.set_xlabel(text("x", lang))
-    a.set_ylabel(text("y", lang))
-    a.set_aspect("equal", adjustable="datalim")
     legend(a)
     return fig
 

@@ -18,10 +18,16 @@ import numpy as np
 from matplotlib import style as mpl_style
 from matplotlib.figure import Figure
 
-from mjscope.control.lie import rotation_error
 from mjscope.dock.labels import DEFAULT_LANG, text
 from mjscope.dock.plot_style import legend, save, styles
-from mjscope.dock.plotting import Arrays, rows, semilogy
+from mjscope.dock.plotting import (
+    Arrays,
+    orientation_error_mrad,
+    position_error_mm,
+    rows,
+    semilogy,
+    top_view,
+)
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -44,25 +50,25 @@ def _skip_line(a: Axes, runs: Runs, scene: Scene) -> None:
     a.axvline(t0 + float(scene.cfg.gate.track_skip), color="gray", ls=":", lw=0.8)
 
 
-def _position_error(runs: Runs, scene: Scene, lang: str) -> Figure:
+def _error_overlay(
+    runs: Runs, scene: Scene, lang: str, label: str, error: Callable[[Arrays], np.ndarray]
+) -> Figure:
+    """One log-scale ``error(d)`` curve per run, the tracking-skip line, y label ``label``."""
     fig, a = _axes(lang)
     for name, d in runs.items():
-        err = 1e3 * np.linalg.norm(d["eef_pos"] - d["ref_pos"], axis=1)
-        semilogy(a, d["t"], err, "", label=name)
+        semilogy(a, d["t"], error(d), "", label=name)
     _skip_line(a, runs, scene)
-    a.set_ylabel(text("pos_error", lang))
+    a.set_ylabel(text(label, lang))
     legend(a, len(runs))
     return fig
+
+
+def _position_error(runs: Runs, scene: Scene, lang: str) -> Figure:
+    return _error_overlay(runs, scene, lang, "pos_error", position_error_mm)
 
 
 def _orientation_error(runs: Runs, scene: Scene, lang: str) -> Figure:
-    fig, a = _axes(lang)
-    for name, d in runs.items():
-        semilogy(a, d["t"], 1e3 * rotation_error(d["ref_rot"], d["eef_rot"]), "", label=name)
-    _skip_line(a, runs, scene)
-    a.set_ylabel(text("ori_error", lang))
-    legend(a, len(runs))
-    return fig
+    return _error_overlay(runs, scene, lang, "ori_error", orientation_error_mrad)
 
 
 def _contact_force(runs: Runs, scene: Scene, lang: str) -> Figure:
@@ -91,16 +97,12 @@ def _insertion_depth(runs: Runs, scene: Scene, lang: str) -> Figure:
 
 
 def _path_xy(runs: Runs, scene: Scene, lang: str) -> Figure:
-    fig = Figure(figsize=(3.3, 3.0), layout="constrained")
-    a = fig.subplots()
+    fig, a = top_view(lang)
     first = next(iter(runs.values()))
     a.plot(first["ref_pos"][:, 0], first["ref_pos"][:, 1], color="0.6", ls="-", lw=2.0,
            label=text("reference", lang))  # fmt: skip
     for name, d in runs.items():
         a.plot(d["eef_pos"][:, 0], d["eef_pos"][:, 1], label=name)
-    a.set_xlabel(text("x", lang))
-    a.set_ylabel(text("y", lang))
-    a.set_aspect("equal", adjustable="datalim")
     legend(a, len(runs) + 1)
     return fig
 

@@ -24,10 +24,14 @@ import numpy.typing as npt
 import pinocchio as pin
 from scipy.linalg.lapack import dsysv
 
-from mjscope.control.controllers.base import Controller
+from mjscope.control.controllers.common import (
+    FrameController,
+    frame_kinematics,
+    saddle_matrix,
+    scaled,
+    task_gains,
+)
 from mjscope.control.planners.reference import MotionReference
-
-LWA = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
 
 
 @dataclass(frozen=True)
@@ -55,20 +59,16 @@ class CicGains:
     @classmethod
     def from_cfg(cls, cfg: Any) -> CicGains:
         """From an ``ImpedanceCfg`` (``kd`` defaults to critical damping 2√kp)."""
-        kp = np.array([*cfg.kp_pos, *cfg.kp_rot], float)
-        kd_pos = cfg.kd_pos if cfg.kd_pos is not None else 2.0 * np.sqrt(cfg.kp_pos)
-        kd_rot = cfg.kd_rot if cfg.kd_rot is not None else 2.0 * np.sqrt(cfg.kp_rot)
-        kd = np.array([*kd_pos, *kd_rot], float)
+        kp, kd = task_gains(cfg.kp_pos, cfg.kp_rot, cfg.kd_pos, cfg.kd_rot)
         return cls(kp, kd, np.array(cfg.ki_pos, float), cfg.i_limit, cfg.kp_null, cfg.kd_null,
                    cfg.damping)  # fmt: skip
 
     def scaled(self, factor: float) -> CicGains:
         """All gains multiplied by ``factor`` (e.g. 0.01 for a deliberately weak controller)."""
-        return CicGains(self.kp * factor, self.kd * factor, self.ki * factor, self.i_limit,
-                        self.kp_null * factor, self.kd_null * factor, self.damping)  # fmt: skip
+        return scaled(self, factor, ("kp", "kd", "ki", "kp_null", "kd_null"))
 
 
-class CartesianImpedanceController(Controller):
+class CartesianImpedanceController(FrameController):
     """CIC on a Pinocchio model.
 
     Args:
@@ -80,34 +80,26 @@ class CartesianImpedanceController(Controller):
     """
 
     name = "cic"
+    gains: CicGains
 
     def __init__(
         self, model: Any, frame: str, gains: CicGains, q_null: npt.ArrayLike, dt: float
     ) -> None:
-        self.model = model
-        self.data = model.createData()
-        self.fid = model.getFrameId(frame)
-        self.gains = gains
-        self.q_null = np.asarray(q_null, float).copy()
+        super().__init__(model, frame, gains, q_null)
         self.dt = float(dt)
         self.integral = np.zeros(3)
         self._use_integral = bool(np.any(gains.ki))
         self._i_hi = np.full(3, gains.i_limit)  # vector bounds: faster than scalar ones
         self._i_lo = -self._i_hi
         self._kd_pos, self._kd_rot = gains.kd[:3].copy(), gains.kd[3:].copy()
-        # Scalar gains as vectors: array·array is cheaper than scalar·array, and rounds alike.
-        self._dt = np.full(3, self.dt)
-        self._kp_null = np.full(model.nv, gains.kp_null)
-        self._kd_null = np.full(model.nv, gains.kd_null)
+        self._dt = np.full(3, self.dt)  # a vector, like the null-space gains (cheaper)
         # Work buffers, reused every period (never returned), and views of them.
         self._e = np.zeros(6)  # [position; orientation] error, world axes
         self._e_pos, self._e_rot = self._e[:3], self._e[3:]
         self._u = np.zeros(6)  # task acceleration
         self._u_pos, self._u_rot = self._u[:3], self._u[3:]
         nv = self._nv = model.nv
-        self._K = np.zeros((nv + 6, nv + 6), order="F")  # [[M, Jᵀ], [J, −εI]] (upper read)
-        self._K[nv:, nv:] = -gains.damping * np.eye(6)
-        self._K_M, self._K_J = self._K[:nv, :nv], self._K[:nv, nv:].T  # (nv, nv), (6, nv)
+        self._K, self._K_M, self._K_J = saddle_matrix(nv, gains.damping)  # [[M, Jᵀ], [J, −εI]]
         self._b = np.zeros(nv + 6)  # [τ₀; u − J̇ v]
         self._tau0, self._b_task = self._b[:nv], self._b[nv:]
 
@@ -117,12 +109,7 @@ class CartesianImpedanceController(Controller):
 
     def kinematics(self, q: np.ndarray, v: np.ndarray) -> tuple[Any, np.ndarray, np.ndarray]:
         """Frame placement, Jacobian (6, nv) and J̇ (6, nv), both LOCAL_WORLD_ALIGNED."""
-        m, d = self.model, self.data
-        pin.computeJointJacobiansTimeVariation(m, d, q, v)
-        pin.updateFramePlacement(m, d, self.fid)
-        J = pin.getFrameJacobian(m, d, self.fid, LWA)
-        dJ = pin.getFrameJacobianTimeVariation(m, d, self.fid, LWA)
-        return d.oMf[self.fid], J, dJ
+        return frame_kinematics(self.model, self.data, self.fid, q, v)
 
     def compute(
         self,
@@ -134,12 +121,9 @@ class CartesianImpedanceController(Controller):
         """See :meth:`Controller.compute` (this law does not use ``F_ext``)."""
         q = np.asarray(q, float)
         v = np.asarray(v, float)
-        m, d, fid = self.model, self.data, self.fid
+        m, d = self.model, self.data
         # One kinematic pass (placements, J, J̇), then CRBA and RNEA on the same q.
-        pin.computeJointJacobiansTimeVariation(m, d, q, v)
-        oMf = pin.updateFramePlacement(m, d, fid)
-        J = pin.getFrameJacobian(m, d, fid, LWA)  # (6, nv)
-        dJ = pin.getFrameJacobianTimeVariation(m, d, fid, LWA)  # (6, nv)
+        oMf, J, dJ = frame_kinematics(m, d, self.fid, q, v)  # J, J̇: (6, nv)
         M = pin.crba(m, d, q)  # (nv, nv), upper triangle filled
         h = pin.nonLinearEffects(m, d, q, v)  # (nv,)
         u = self._task_acceleration(reference, oMf, J, v)

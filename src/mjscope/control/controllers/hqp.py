@@ -75,7 +75,7 @@ import numpy.typing as npt
 import pinocchio as pin
 from scipy.linalg.lapack import dposv
 
-from mjscope.control.controllers.base import Controller
+from mjscope.control.controllers.common import FrameController, frame_kinematics
 from mjscope.control.controllers.hqp_config import CFG_LIMIT_FIELDS, HqpGains, JointLimits
 from mjscope.control.controllers.hqp_limits import JointBox
 from mjscope.control.manipulability import manipulability_gradient
@@ -86,11 +86,10 @@ from mjscope.exceptions import ConfigError
 
 __all__ = ["FORCE_SOURCES", "HqpController", "HqpGains", "JointLimits", "manipulability_gradient"]
 
-LWA = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
 FORCE_SOURCES = ("sensor", "observer")
 
 
-class HqpController(Controller):
+class HqpController(FrameController):
     """The HQP adaptive-compliance law of the module docstring.
 
     Args:
@@ -113,6 +112,7 @@ class HqpController(Controller):
     """
 
     name = "hqp"
+    gains: HqpGains
 
     def __init__(
         self,
@@ -136,10 +136,8 @@ class HqpController(Controller):
             for a in (limits.q_min, limits.q_max, limits.v_max, limits.a_max, limits.tau_max)
         ):
             raise ConfigError(f"hqp joint limits need {nv} values per joint quantity")
-        self.model, self.data = model, model.createData()
-        self.fid = model.getFrameId(frame)
-        self.gains, self.limits, self.dt = gains, limits, float(dt)
-        self.q_null = np.asarray(q_null, float).copy()
+        super().__init__(model, frame, gains, q_null)
+        self.limits, self.dt = limits, float(dt)
         self.force_source = force_source
         if force_source == "observer" and observer is None:
             observer = MomentumObserver(model, dt, 50.0, frame=frame)
@@ -174,8 +172,6 @@ class HqpController(Controller):
         self._u_pos, self._u_rot = self._u[:3], self._u[3:]
         self._w_pos, self._w_rot = self._w[:3], self._w[3:]
         self._box = JointBox(limits, self.dt)  # the joint-acceleration box
-        self._kp_null = np.full(nv, gains.kp_null)
-        self._kd_null = np.full(nv, gains.kd_null)
         self._A2 = self._qp2.A  # [M; J] rows of level 2
         self._A2_M, self._A2_J = self._A2[:nv], self._A2[nv:]
         b2l, b2u = self._qp2._bl, self._qp2._bu  # [box; torque rows; task rows]
@@ -229,11 +225,8 @@ class HqpController(Controller):
         """See :meth:`Controller.compute`; ``F_ext`` is ignored with the observer source."""
         q = np.asarray(q, float)
         v = np.asarray(v, float)
-        m, d, fid, obs = self.model, self.data, self.fid, self.observer
-        pin.computeJointJacobiansTimeVariation(m, d, q, v)
-        oMf = pin.updateFramePlacement(m, d, fid)
-        J = pin.getFrameJacobian(m, d, fid, LWA)  # (6, nv)
-        dJ = pin.getFrameJacobianTimeVariation(m, d, fid, LWA)  # (6, nv)
+        m, d, obs = self.model, self.data, self.observer
+        oMf, J, dJ = frame_kinematics(m, d, self.fid, q, v)  # J, J̇: (6, nv)
         if obs is not None and obs.q_last is q and obs.v_last is v:
             M, h = obs.M, obs.bias()  # the observer was just updated at this very state
         else:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+from mjscope.control.controllers.common import scaled, task_gains
 
 #: Optional ``HqpCfg`` fields read by :meth:`HqpController.from_cfg` → ``JointLimits`` keyword.
 CFG_LIMIT_FIELDS = {"velocity_limit": "v_max", "acceleration_limit": "a_max",
@@ -61,12 +62,8 @@ class HqpGains:
 
     def scaled(self, factor: float) -> HqpGains:
         """Gains and stiffness bounds multiplied by ``factor`` (0.01: a deliberately weak one)."""
-        return dataclasses.replace(
-            self, kp=self.kp * factor, kd=self.kd * factor, ki=self.ki * factor,
-            kp_null=self.kp_null * factor, kd_null=self.kd_null * factor,
-            k_sing=self.k_sing * factor, kp_min=self.kp_min * factor,
-            kp_max=self.kp_max * factor,
-        )  # fmt: skip
+        return scaled(self, factor, ("kp", "kd", "ki", "kp_null", "kd_null", "k_sing", "kp_min",
+                                     "kp_max"))  # fmt: skip
 
     @classmethod
     def from_cfg(cls, impedance: Any, hqp: Any) -> HqpGains:
@@ -76,15 +73,10 @@ class HqpGains:
         (``k_sing``, ``force_dead``, ``force_sat``, ``moment_dead``, ``moment_sat``,
         ``t_soften``, ``t_restore``).
         """
-        kp = np.array([*impedance.kp_pos, *impedance.kp_rot], float)
-        kd_pos = (
-            impedance.kd_pos if impedance.kd_pos is not None else 2.0 * np.sqrt(impedance.kp_pos)
-        )
-        kd_rot = (
-            impedance.kd_rot if impedance.kd_rot is not None else 2.0 * np.sqrt(impedance.kp_rot)
-        )
+        imp = impedance
+        kp, kd = task_gains(imp.kp_pos, imp.kp_rot, imp.kd_pos, imp.kd_rot)
         extra = {k: getattr(hqp, k) for k in CFG_GAIN_FIELDS if getattr(hqp, k, None) is not None}
-        return cls(kp, np.array([*kd_pos, *kd_rot], float), np.array(impedance.ki_pos, float),
+        return cls(kp, kd, np.array(impedance.ki_pos, float),
                    impedance.i_limit, impedance.kp_null, impedance.kd_null,
                    kp_min=hqp.stiffness_min, kp_max=hqp.stiffness_max, **extra)  # fmt: skip
 

@@ -61,8 +61,14 @@ import numpy as np
 import numpy.typing as npt
 import pinocchio as pin
 
-from mjscope.control.controllers.base import Controller
 from mjscope.control.controllers.cic import sym_solve
+from mjscope.control.controllers.common import (
+    FrameController,
+    frame_kinematics,
+    saddle_matrix,
+    scaled,
+    task_gains,
+)
 from mjscope.control.planners.reference import MotionReference
 from mjscope.exceptions import ConfigError
 
@@ -110,21 +116,16 @@ class Se3Gains:
 
         The null-space gains and the Λ regularisation come from the ``ImpedanceCfg``.
         """
-        kp = np.array([*se3.kp_pos, *se3.kp_rot], float)
-        kd_pos = se3.kd_pos if se3.kd_pos is not None else 2.0 * np.sqrt(se3.kp_pos)
-        kd_rot = se3.kd_rot if se3.kd_rot is not None else 2.0 * np.sqrt(se3.kp_rot)
-        kd = np.array([*kd_pos, *kd_rot], float)
+        kp, kd = task_gains(se3.kp_pos, se3.kp_rot, se3.kd_pos, se3.kd_rot)
         potential = "log" if se3.log_map else "frobenius"
         return cls(kp, kd, potential, impedance.kp_null, impedance.kd_null, impedance.damping)
 
     def scaled(self, factor: float) -> Se3Gains:
         """All gains multiplied by ``factor`` (e.g. 0.01 for a deliberately weak controller)."""
-        return Se3Gains(self.kp * factor, self.kd * factor, self.potential,
-                        self.kp_null * factor, self.kd_null * factor, self.damping,
-                        self.singular_threshold)  # fmt: skip
+        return scaled(self, factor, ("kp", "kd", "kp_null", "kd_null"))
 
 
-class Se3LieController(Controller):
+class Se3LieController(FrameController):
     """SE(3) geometric impedance on a Pinocchio model (see the module docstring).
 
     Args:
@@ -138,6 +139,7 @@ class Se3LieController(Controller):
 
     name = "se3_lie"
     wrench_frame = "body"
+    gains: Se3Gains
 
     def __init__(
         self,
@@ -147,24 +149,16 @@ class Se3LieController(Controller):
         q_null: npt.ArrayLike,
         apparent_inertia: npt.ArrayLike | None = None,
     ) -> None:
-        self.model = model
-        self.data = model.createData()
-        self.fid = model.getFrameId(frame)
-        self.gains = gains
-        self.q_null = np.asarray(q_null, float).copy()
+        super().__init__(model, frame, gains, q_null)
         self._md_inv = None if apparent_inertia is None else 1.0 / np.asarray(apparent_inertia)
         self._log = gains.potential == "log"
         self._kp_t = gains.kp[:3].copy()
         k = gains.kp[3:]
         self._K_R = np.diag(0.5 * k.sum() - k)  # Frobenius rotation weight (local stiffness k)
         self._kd = gains.kd.copy()
-        self._kp_null = np.full(model.nv, gains.kp_null)
-        self._kd_null = np.full(model.nv, gains.kd_null)
         self._sing2 = gains.singular_threshold**2
         nv = self._nv = model.nv
-        self._K = np.zeros((nv + 6, nv + 6), order="F")  # [[M, Jᵀ], [J, −εI]] (upper read)
-        self._K[nv:, nv:] = -gains.damping * np.eye(6)
-        self._K_M, self._K_J = self._K[:nv, :nv], self._K[:nv, nv:].T  # (nv, nv), (6, nv)
+        self._K, self._K_M, self._K_J = saddle_matrix(nv, gains.damping)  # [[M, Jᵀ], [J, −εI]]
         self._b = np.zeros(nv + 6)
         self._b_q, self._b_t = self._b[:nv], self._b[nv:]
         self._fG = np.zeros(6)
@@ -202,11 +196,8 @@ class Se3LieController(Controller):
         """
         q = np.asarray(q, float)
         v = np.asarray(v, float)
-        m, d, fid = self.model, self.data, self.fid
-        pin.computeJointJacobiansTimeVariation(m, d, q, v)
-        oMf = pin.updateFramePlacement(m, d, fid)
-        J = pin.getFrameJacobian(m, d, fid, LOCAL)  # (6, nv)
-        dJ = pin.getFrameJacobianTimeVariation(m, d, fid, LOCAL)  # (6, nv)
+        m, d = self.model, self.data
+        oMf, J, dJ = frame_kinematics(m, d, self.fid, q, v, LOCAL)  # J, J̇: (6, nv)
         M = pin.crba(m, d, q)  # (nv, nv), upper triangle filled
         C = pin.computeCoriolisMatrix(m, d, q, v)  # (nv, nv)
         h = pin.nonLinearEffects(m, d, q, v)  # C v + g; (nv,)
