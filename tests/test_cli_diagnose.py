@@ -1,6 +1,8 @@
 import ast
 import io
 import json
+import os
+import signal
 from pathlib import Path
 
 import numpy as np
@@ -254,7 +256,7 @@ def test_a_folder_given_as_model_says_so_in_one_line(tmp_path, capsys):
 def test_jobs_below_one_is_an_error_naming_the_value(jobs, capsys):
     for extra in ([], ["--set", "option.timestep=0.001,0.002"]):
         err = _err(capsys, ["diagnose", "fourbar", "--steps", "10", "--jobs", jobs, *extra])
-        assert f"--jobs {jobs} must be ≥ 1" in err and "\n" not in err
+        assert f"--jobs {jobs}: give >= 1 worker processes" in err and "\n" not in err
 
 
 def test_mujoco_warning_text_stays_off_the_terminal(tmp_path, capsys):
@@ -425,3 +427,63 @@ def test_baseline_with_a_sweep_is_a_one_line_error(tmp_path, capsys):
         ["diagnose", "fourbar", "--set", "option.timestep=0.001", "--baseline", str(tmp_path)]
     )
     assert rc == 2 and "--baseline checks one run" in capsys.readouterr().err
+
+
+def _sweep_cli(monkeypatch, folder: Path, *executor: str) -> tuple[list[dict], dict[str, bytes]]:
+    """A sweep run from inside ``folder`` with relative paths (a Ray worker has its own cwd)."""
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    argv = ["diagnose", "fourbar", "--steps", "200", "--ctrl", "sine:5:1", "--quiet",
+            "--set", "equality:closure.solref=0.005 1;0.02 1;0.1 1", "--csv", "r.csv",
+            "--json", "s.json", *executor]  # fmt: skip
+    assert main(argv) == 0
+    rows = json.loads((folder / "s.json").read_text())["table"]
+    for r in rows:
+        del r["us_per_step"]  # wall time: the only column allowed to differ
+    return rows, {p.name: p.read_bytes() for p in sorted(folder.glob("r_*.csv"))}
+
+
+def test_sweep_cli_jobs_1_jobs_2_and_ray_give_the_same_table_and_csvs(
+    tmp_path, capsys, monkeypatch, ray_head
+):
+    one = _sweep_cli(monkeypatch, tmp_path / "j1", "--jobs", "1")
+    assert _sweep_cli(monkeypatch, tmp_path / "j2", "--jobs", "2") == one
+    assert _sweep_cli(monkeypatch, tmp_path / "ray", "--ray", ray_head.address) == one
+    rows, csvs = one
+    assert [r["value"] for r in rows] == ["0.005 1", "0.02 1", "0.1 1"] and len(csvs) == 3
+    assert len({r["max_eq_violation"] for r in rows}) == 3  # each value changed the run
+
+
+def test_ray_missing_is_one_line_naming_the_extra(capsys, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if the cluster extra were not installed
+    err = _err(capsys, ["diagnose", "fourbar", "--steps", "10", "--set", "option.timestep=0.001",
+                        "--ray", "auto"])  # fmt: skip
+    assert 'pip install "mjscope[cluster]"' in err and "\n" not in err
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX signals and process groups")
+def test_sigterm_to_a_sweep_on_a_pool_keeps_and_names_both_partial_csvs(tmp_path):
+    """SIGTERM reaches the driver only: it passes SIGINT on and waits for the runs to stop."""
+    from tests.test_diagnose_outputs import (
+        _assert_group_gone,
+        _assert_whole_rows,
+        _start,
+        _wait_for_rows,
+    )
+
+    (tmp_path / "s_timestep0.csv").write_text("earlier\n")
+    args = ["diagnose", "quadruped", "--steps", "5000000", "--csv", "s.csv", "--jobs", "2"]
+    proc = _start([*args, "--set", "option.timestep=0.002,0.003,0.004"], tmp_path)
+    parts = [tmp_path / f"s_timestep{k}.partial.csv" for k in (0, 1)]
+    _wait_for_rows(parts, proc)
+    os.kill(proc.pid, signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "Traceback" not in err, (out, err)
+    lines = [line for line in out.splitlines() if line.startswith("interrupted:")]
+    assert [p.name in line for p, line in zip(parts, lines, strict=True)] == [True, True]
+    assert all(_assert_whole_rows(p) >= 5000 for p in parts)
+    assert (tmp_path / "s_timestep0.csv").read_text() == "earlier\n"  # never replaced
+    assert not (tmp_path / "s_timestep2.partial.csv").exists()
+    _assert_group_gone(proc.pid)

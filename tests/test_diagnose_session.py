@@ -5,6 +5,7 @@ import io
 from rich.console import Console
 
 from mjscope.diagnose import CompareCfg, DiagnoseCmdCfg, run_compare, run_diagnose
+from mjscope.runner import ExecutorCfg
 
 
 def _console() -> tuple[Console, io.StringIO]:
@@ -24,7 +25,8 @@ def test_run_diagnose_prints_on_the_given_console(tmp_path):
 
 def test_run_diagnose_sweeps_when_set_is_given():
     con, buf = _console()
-    cfg = DiagnoseCmdCfg(model="fourbar", steps=20, set=("option.timestep=0.001,0.002",), jobs=1)
+    cfg = DiagnoseCmdCfg(model="fourbar", steps=20, set=("option.timestep=0.001,0.002",),
+                         executor=ExecutorCfg(jobs=1))  # fmt: skip
     assert run_diagnose(cfg, con) == 0
     out = buf.getvalue()
     assert "sweep of fourbar" in out and "0.001" in out and "0.002" in out

@@ -5,12 +5,13 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import threading
 import time
 
 import pytest
 
 from mjscope.exceptions import ConfigError
-from mjscope.runner import ExecutorCfg, ExecutorError, run_items
+from mjscope.runner import ExecutorCfg, ExecutorError, RunInterrupted, run_items
 from mjscope.runner.local import ProcessBackend
 
 FLAKY = "/tmp/mjscope-test-flaky-{}"
@@ -129,6 +130,54 @@ def test_ctrl_c_stops_the_workers_and_keeps_what_finished() -> None:
             os.kill(pid, 0)
 
 
+class Stopped(KeyboardInterrupt):
+    """What an item raises when interrupted: it carries what the item kept."""
+
+    def __init__(self, x: int) -> None:
+        super().__init__(x)
+        self.x = x
+
+    def __reduce__(self) -> tuple[type, tuple[int]]:
+        return type(self), (self.x,)
+
+
+def until_interrupted(x: int) -> int:
+    """Runs until SIGINT, then says which item it was (items from 2 on finish at once)."""
+    if x >= 2:
+        return x
+    try:
+        time.sleep(60)
+    except KeyboardInterrupt:
+        raise Stopped(x) from None
+    return x
+
+
+def _sigterm_in(seconds: float) -> threading.Timer:
+    t = threading.Timer(seconds, os.kill, (os.getpid(), signal.SIGTERM))
+    t.start()
+    return t
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX signals")
+def test_stop_wait_lets_running_items_stop_and_report_what_they_raised() -> None:
+    cfg = ExecutorCfg(jobs=2, stop_wait=20.0, progress=False)
+    _sigterm_in(1.0)  # reaches this process only: the executor passes SIGINT to its workers
+    with pytest.raises(RunInterrupted) as info:
+        list(run_items(until_interrupted, range(4), cfg))
+    stopped = info.value.stopped
+    assert [k for k, _ in stopped] == [0, 1]
+    assert [type(e).__name__ for _, e in stopped] == ["Stopped", "Stopped"]
+    assert [e.x for _, e in stopped] == [0, 1]  # type: ignore[attr-defined]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX signals")
+def test_without_stop_wait_workers_are_terminated_and_nothing_is_reported() -> None:
+    _sigterm_in(1.0)
+    with pytest.raises(KeyboardInterrupt) as info:
+        list(run_items(until_interrupted, range(4), ExecutorCfg(jobs=2, progress=False)))
+    assert not isinstance(info.value, RunInterrupted)
+
+
 def test_a_backend_passed_in_stays_open_for_its_owner() -> None:
     backend = ProcessBackend(square, 2)
     try:
@@ -161,6 +210,7 @@ def test_sigterm_stops_a_run_like_ctrl_c() -> None:
         (ExecutorCfg(jobs=0), "--jobs 0"),
         (ExecutorCfg(retries=-1), "retries"),
         (ExecutorCfg(window=0), "window"),
+        (ExecutorCfg(stop_wait=-1.0), "stop_wait"),
         (ExecutorCfg(ray=" "), "--ray needs"),
     ],
 )

@@ -1,7 +1,7 @@
 """The executor on a real Ray head started here on 127.0.0.1 (and only that head stopped).
 
 The head gets usage statistics off, loopback-only addresses and a random token
-(:class:`mjscope.runner.LocalRayCluster`); it starts once for the module.
+(:class:`mjscope.runner.LocalRayCluster`); it starts once for the session.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ import signal
 import socket
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -56,10 +55,10 @@ def fails_on_one(x: int) -> int:
     return x
 
 
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[LocalRayCluster]:
-    with LocalRayCluster(num_cpus=2) as c:
-        yield c
+@pytest.fixture
+def cluster(ray_head: LocalRayCluster) -> LocalRayCluster:
+    """The session's loopback head (``tests/conftest.py``), shared with the sweep tests."""
+    return ray_head
 
 
 def _group_of(pgid: int) -> list[int]:

@@ -1,4 +1,4 @@
-"""Signal handling shared by the long-running commands (mirror, mock arm, hand, teleop)."""
+"""Signal handling shared by the long-running and the batch commands (and the executor)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import signal
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from types import FrameType
 
 EXIT_INTERRUPTED = 130  # the exit code of a command ended by Ctrl-C (128 + SIGINT)
 
@@ -20,6 +21,28 @@ def stop_on_sigterm(stop: threading.Event) -> Iterator[None]:
         yield
         return
     old = signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
+@contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """While inside, SIGTERM raises ``KeyboardInterrupt`` like Ctrl-C (main thread only).
+
+    So a command stopped by a launch system runs the same clean-up as on Ctrl-C (partial files
+    named, workers stopped). Outside the main thread (where Python cannot install handlers)
+    this does nothing.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    old = signal.signal(signal.SIGTERM, handler)
     try:
         yield
     finally:

@@ -1,9 +1,8 @@
-"""Command-line pieces of campaigns and the shared executor: ``--trials``, ``--jobs``, ``--ray``.
+"""Command-line pieces of campaigns: ``--trials``, ``--seed``, ``--trial``, ``--perturb``.
 
-:func:`add_executor_arguments` is what every command that runs many items offers (``dock``
-campaigns, ``diagnose`` sweeps); :func:`add_campaign_arguments` adds the campaign options to
-``mjscope dock``; :func:`campaign_cfg` and :func:`executor_cfg` turn the parsed arguments into
-the frozen configurations.
+:func:`add_campaign_arguments` adds the campaign options (and the shared executor's ``--jobs``
+and ``--ray``, :func:`mjscope.cli._common.add_executor_arguments`) to ``mjscope dock``;
+:func:`campaign_cfg` turns the parsed arguments into the frozen configuration.
 """
 
 from __future__ import annotations
@@ -14,25 +13,6 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from mjscope.dock.campaign import CampaignCmdCfg
-    from mjscope.runner import ExecutorCfg
-
-
-def add_executor_arguments(p: argparse.ArgumentParser) -> None:
-    """``--jobs N`` (local processes) and ``--ray auto|local|ADDRESS``."""
-    p.add_argument(
-        "--jobs",
-        type=int,
-        default=None,
-        metavar="N",
-        help="local worker processes (default: one per CPU; 1: this process)",
-    )
-    p.add_argument(
-        "--ray",
-        default=None,
-        metavar="auto|local|ADDRESS",
-        help="run on Ray (pip install \"mjscope[cluster]\"): 'auto' an existing "
-        "cluster, 'local' a private head on 127.0.0.1, or HOST:PORT",
-    )
 
 
 def add_campaign_arguments(p: argparse.ArgumentParser) -> None:
@@ -66,6 +46,8 @@ def add_campaign_arguments(p: argparse.ArgumentParser) -> None:
         help="override the scene's perturbations: q0=0.02, dock_pos=0.001/0.001/0, "
         "dock_rpy_deg=1, friction=0.2:0.5, tool_mass=0.25:0.4, ft_noise=0.2/0.005",
     )
+    from mjscope.cli._common import add_executor_arguments
+
     add_executor_arguments(g)  # type: ignore[arg-type]
 
 
@@ -74,16 +56,9 @@ def is_campaign(args: argparse.Namespace) -> bool:
     return args.trials is not None or args.trial is not None
 
 
-def executor_cfg(args: argparse.Namespace) -> ExecutorCfg:
-    """The executor options from :func:`add_executor_arguments`'s arguments."""
-    from mjscope.runner import ExecutorCfg
-
-    return ExecutorCfg(jobs=args.jobs, ray=args.ray).check()
-
-
 def campaign_cfg(args: argparse.Namespace) -> CampaignCmdCfg:
     """The campaign configuration from ``mjscope dock``'s parsed arguments."""
-    from mjscope.cli._common import split_list
+    from mjscope.cli._common import executor_cfg, split_list
     from mjscope.dock.campaign import CampaignCmdCfg
 
     return CampaignCmdCfg(

@@ -1,4 +1,4 @@
-"""Shared CLI pieces: console, model arguments, output folders."""
+"""Shared CLI pieces: console, model arguments, executor arguments, output folders."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from rich.console import Console
 
 if TYPE_CHECKING:  # models imports MuJoCo: commands that need no model (mock-arm) skip it
     from mjscope.models.loading import LoadOptions
+    from mjscope.runner import ExecutorCfg
 
 CfgT = TypeVar("CfgT")
 
@@ -56,6 +57,31 @@ def load_options(args: argparse.Namespace) -> LoadOptions:
         keep_fixed_links=not args.merge_fixed_links,
         keep_visual=not args.no_visual,
     )
+
+
+def add_executor_arguments(p: argparse.ArgumentParser) -> None:
+    """``--jobs N`` (local processes) and ``--ray auto|local|ADDRESS``."""
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="local worker processes (default: one per CPU; 1: this process)",
+    )
+    p.add_argument(
+        "--ray",
+        default=None,
+        metavar="auto|local|ADDRESS",
+        help="run on Ray (pip install \"mjscope[cluster]\"): 'auto' an existing "
+        "cluster, 'local' a private head on 127.0.0.1, or HOST:PORT",
+    )
+
+
+def executor_cfg(args: argparse.Namespace) -> ExecutorCfg:
+    """The executor options from :func:`add_executor_arguments`'s arguments."""
+    from mjscope.runner import ExecutorCfg
+
+    return ExecutorCfg(jobs=args.jobs, ray=args.ray).check()
 
 
 def out_dir(path: str | Path) -> Path:

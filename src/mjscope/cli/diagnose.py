@@ -77,9 +77,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="exit 1 when a check reaches this severity (default error)",
     )
     p.add_argument(
-        "--jobs", type=int, default=None, help="sweep: worker processes (default: one per CPU)"
-    )
-    p.add_argument(
         "--baseline",
         default=None,
         metavar="DIR",
@@ -92,8 +89,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="compare: tolerance per value; --baseline: per column, of its range (default 1e-9)",
     )
     p.add_argument("--quiet", action="store_true", help="print only findings and the verdict")
-    from mjscope.cli._common import add_model_arguments
+    from mjscope.cli._common import add_executor_arguments, add_model_arguments
 
+    add_executor_arguments(p)  # sweep runs: --jobs, --ray
     add_model_arguments(p)
     p.set_defaults(func=run)
 
@@ -145,13 +143,19 @@ def diagnose_cfg(args: argparse.Namespace) -> DiagnoseCmdCfg:
     Raises:
         ConfigError: Extra positional arguments (only ``compare`` takes CSV files).
     """
-    from mjscope.cli._common import cfg_from_args, load_options
+    from mjscope.cli._common import cfg_from_args, executor_cfg, load_options
     from mjscope.diagnose import DiagnoseCmdCfg
     from mjscope.exceptions import ConfigError
 
     if args.extra:
         raise ConfigError(f"unexpected arguments {args.extra}; only 'compare' takes CSV files")
-    return cfg_from_args(DiagnoseCmdCfg, args, model=_model(args), load_options=load_options(args))
+    return cfg_from_args(
+        DiagnoseCmdCfg,
+        args,
+        model=_model(args),
+        load_options=load_options(args),
+        executor=executor_cfg(args),
+    )
 
 
 def demo(out: Path, con: Console) -> tuple[list[Path], int]:

@@ -13,9 +13,10 @@ How a diagnosis flows, and where each step lives:
   optional qpos/qvel/sensordata columns.
 - :mod:`.diagnosis`: summary + checks + rollout → :mod:`.report` (rich tables, JSON) and
   :mod:`.plots`.
-- :mod:`.sweep` (``--set`` on the targets of :mod:`.targets`, on the interrupt-safe process
-  pool of :mod:`.pool`; summary figures in :mod:`.sweep_plots`), :mod:`.compare` (two CSVs,
-  columns ranked by normalised deviation), :mod:`.baseline` (``--baseline DIR``).
+- :mod:`.sweep` (``--set`` on the targets of :mod:`.targets`, on the shared executor
+  :mod:`mjscope.runner`: ``--jobs`` or ``--ray``; summary figures in :mod:`.sweep_plots`),
+  :mod:`.compare` (two CSVs, columns ranked by normalised deviation), :mod:`.baseline`
+  (``--baseline DIR``).
 - :mod:`.outputs`: every file is written beside its target and renamed when complete; an
   interrupted (Ctrl-C, SIGTERM) or failed run keeps ``<name>.partial.csv`` and never replaces
   an earlier output.

@@ -17,6 +17,7 @@ from mjscope.diagnose.probes.vectors import parse_columns
 from mjscope.diagnose.rollout import RolloutCfg, check_steps, steps_for
 from mjscope.exceptions import ConfigError
 from mjscope.models import LoadOptions
+from mjscope.runner import ExecutorCfg
 
 
 @dataclass(frozen=True)
@@ -44,12 +45,13 @@ class DiagnoseCmdCfg:
             (:mod:`mjscope.diagnose.baseline`).
         tol: Largest accepted normalised deviation of a column from the baseline [1].
         fail_on: Severity that makes the exit code 1: ``error``, ``warning`` or ``never``.
-        jobs: Sweep worker processes (``None``: one per CPU).
+        executor: Where sweep runs go: ``--jobs`` local processes (default one per CPU) or
+            ``--ray`` (:class:`~mjscope.runner.ExecutorCfg`).
         quiet: Print only the findings and the verdict (or only the sweep table).
 
     Raises:
-        ConfigError: ``fail_on`` is not one of ``error``, ``warning``, ``never``, or ``jobs``
-            is below 1.
+        ConfigError: ``fail_on`` is not one of ``error``, ``warning``, ``never``.
+        ExecutorError: Bad executor options (``--jobs`` below 1).
     """
 
     model: str
@@ -70,16 +72,13 @@ class DiagnoseCmdCfg:
     baseline: str | None = None
     tol: float = 1e-9
     fail_on: str = "error"
-    jobs: int | None = None
+    executor: ExecutorCfg = field(default_factory=ExecutorCfg)
     quiet: bool = False
 
     def __post_init__(self) -> None:
         if self.fail_on not in FAIL_ON:
             raise ConfigError(f"--fail-on {self.fail_on!r} is not one of {', '.join(FAIL_ON)}")
-        if self.jobs is not None and self.jobs < 1:
-            raise ConfigError(
-                f"--jobs {self.jobs} must be ≥ 1 worker process; leave it out for one per CPU"
-            )
+        self.executor.check()
 
     def rollout_cfg(self, model: mujoco.MjModel) -> RolloutCfg:
         """The rollout of a single diagnosis of ``model`` (steps from ``steps``/``duration``).

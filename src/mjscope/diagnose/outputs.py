@@ -11,24 +11,23 @@ demo's report): the content goes first to ``<stem>.partial<suffix>`` beside the 
 - JSON, text and PNG files are written whole in one go: a failed write leaves nothing behind
   but the earlier file.
 
-:func:`sigterm_as_interrupt` makes SIGTERM end a command like Ctrl-C, so the same clean-up
-runs (the CSV writer process is stopped, the partial file is named).
+:func:`~mjscope.signals.sigterm_as_interrupt` (re-exported here) makes SIGTERM end a command
+like Ctrl-C, so the same clean-up runs (the CSV writer process is stopped, the partial file is
+named).
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import signal
-import threading
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 from mjscope.exceptions import OutputError
+from mjscope.signals import sigterm_as_interrupt as sigterm_as_interrupt
 
 logger = logging.getLogger(__name__)
 
@@ -78,26 +77,6 @@ class Interrupted(KeyboardInterrupt):
     def lines(self) -> list[str]:
         """One line per kept file, saying where the partial rows are."""
         return [f"interrupted: the rows so far are in {p} ({f} not changed)" for p, f in self.kept]
-
-
-@contextmanager
-def sigterm_as_interrupt() -> Iterator[None]:
-    """While inside, SIGTERM raises ``KeyboardInterrupt`` like Ctrl-C (main thread only).
-
-    Outside the main thread (where Python cannot install handlers) this does nothing.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def handler(signum: int, frame: FrameType | None) -> None:
-        raise KeyboardInterrupt(f"signal {signum}")
-
-    old = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, old)
 
 
 @contextmanager

@@ -117,7 +117,7 @@ def _run_sweep(cfg: DiagnoseCmdCfg, con: Console) -> int:
         )
     _check_outputs(cfg)
     base = cfg.sweep_base()
-    runs = run_sweeps(cfg.model, cfg.load_options, sweeps, base, cfg.duration, cfg.jobs)
+    runs = run_sweeps(cfg.model, cfg.load_options, sweeps, base, cfg.duration, cfg.executor)
     rows = [summary_row(r) for r in runs]
     table = Table(title=f"sweep of {cfg.model}")
     for c in rows[0]:

@@ -13,11 +13,17 @@ one figure and tabulated. Runs compare like with like:
   step, recording excluded, as exercise 6 measures; run with ``--jobs 1`` for timings free of
   the other runs' load);
 - the table names the checks each run raised.
+
+The runs go through the shared executor (:func:`mjscope.runner.run_items`: this process, a
+local pool or Ray), one item per value, and come back in sweep order; apart from the wall
+time they are identical whatever the backend. Ctrl-C or SIGTERM stops every run; on a local
+pool the running ones are given :data:`STOP_WAIT_S` to keep their partial CSVs, named in one
+:class:`~mjscope.diagnose.outputs.Interrupted`. On Ray, ``--csv`` paths are made absolute and
+written by the worker, on the machine it runs on.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -26,11 +32,14 @@ import numpy as np
 
 from mjscope.diagnose.checks import Finding
 from mjscope.diagnose.diagnosis import diagnose
-from mjscope.diagnose.pool import run_pool
+from mjscope.diagnose.outputs import Interrupted
 from mjscope.diagnose.rollout import RolloutCfg, steps_for
 from mjscope.diagnose.targets import GEOM_ATTRS, Sweep, applier, option_attrs, parse_set
-from mjscope.exceptions import ConfigError
+from mjscope.exceptions import SimulationError
 from mjscope.models import LoadOptions, compile_spec, load_spec
+from mjscope.runner import ExecutorCfg, RunInterrupted, run_items
+
+STOP_WAIT_S = 30.0  # how long interrupted local runs get to close their partial CSVs [s]
 
 __all__ = [
     "GEOM_ATTRS",
@@ -61,13 +70,13 @@ def run_sweeps(
     sweeps: list[Sweep],
     base: RolloutCfg,
     duration: float | None = None,
-    jobs: int | None = None,
+    executor: ExecutorCfg | None = None,
 ) -> list[SweepRun]:
     """One diagnosis per sweep value, each on a freshly loaded spec with that value applied.
 
-    Runs on a local process pool (``jobs`` workers; default one per CPU, at most one per
-    run; :func:`~mjscope.diagnose.pool.run_pool`); ``jobs=1`` runs in this process. Results
-    come back in sweep order.
+    Runs on the shared executor (default: a local pool, one worker per CPU, at most one per
+    run; ``jobs=1`` runs in this process; ``ray`` a Ray cluster). Results come back in sweep
+    order.
 
     Args:
         model_ref: Bundled name or model file.
@@ -77,16 +86,22 @@ def run_sweeps(
             ``<stem>_<attr><k>.csv`` next to it (``k``: the run's index over all sweeps).
         duration: When given, each run's step count is ``duration / its timestep`` [s]; a
             timestep sweep without it keeps ``base.steps`` × the model's own timestep.
-        jobs: Worker processes.
+        executor: Where the runs go (``--jobs``, ``--ray``); its ``stop_wait`` is raised to
+            :data:`STOP_WAIT_S`.
 
     Returns:
         The runs, in order.
 
     Raises:
-        ConfigError: ``jobs`` < 1, or a bad sweep value.
+        ConfigError: A bad sweep value.
+        ExecutorError: Bad executor options, or Ray missing or unreachable.
+        SimulationError: A run failed (names its value and why).
+        Interrupted: Ctrl-C or SIGTERM; ``kept`` names the partial CSVs of the stopped runs.
     """
-    if jobs is not None and jobs < 1:
-        raise ConfigError(f"--jobs {jobs} must be ≥ 1 worker process; leave it out for one per CPU")
+    executor = (executor or ExecutorCfg()).check()
+    executor = replace(executor, stop_wait=max(executor.stop_wait, STOP_WAIT_S))
+    if executor.ray is not None:  # a Ray worker's working folder is not ours
+        base = replace(base, csv=_absolute(base.csv), contacts=_absolute(base.contacts))
     spec = load_spec(model_ref, options)  # user errors surface here, in this process
     if duration is None and any(sw.target == "option" and sw.attr == "timestep" for sw in sweeps):
         duration = base.steps * float(spec.option.timestep)  # like with like: same sim time
@@ -96,10 +111,21 @@ def run_sweeps(
     pairs = [(sw, v) for sw in sweeps for v in sw.values]
     # k numbers the runs across all sweeps: two sweeps of one attribute get distinct CSVs.
     tasks = [(model_ref, options, sw, v, k, base, duration) for k, (sw, v) in enumerate(pairs)]
-    workers = min(len(tasks), jobs or os.cpu_count() or 1)
-    if workers <= 1:
-        return [_run_one(*t) for t in tasks]
-    return run_pool(_run_one, tasks, workers)
+    try:  # list(): a Ctrl-C lands inside run_items, which then stops the runs
+        results = list(run_items(_run_task, tasks, executor, label="sweep runs"))
+    except RunInterrupted as e:
+        kept = [p for _, exc in e.stopped if isinstance(exc, Interrupted) for p in exc.kept]
+        raise Interrupted(tuple(kept)) from e
+    for r in results:
+        if not r.ok:
+            sw, v = pairs[r.index]
+            raise SimulationError(f"the sweep run {sw.label}={v} failed: {r.error}")
+    return [r.value for r in results]
+
+
+def _run_task(task: tuple[Any, ...]) -> SweepRun:
+    """One executor item: the arguments of :func:`_run_one` (module level: it is pickled)."""
+    return _run_one(*task)
 
 
 def _run_one(
@@ -149,6 +175,10 @@ def summary_row(run: SweepRun) -> dict[str, Any]:
     raised = [c["code"] for c in rep["checks"] if c["severity"] != "info"]
     row["checks"] = ", ".join(dict.fromkeys(raised)) or "-"
     return row
+
+
+def _absolute(path: str | Path | None) -> str | None:
+    return str(Path(path).resolve()) if path else None
 
 
 def _csv_for(csv: str | Path | None, attr: str, k: int) -> str | None:

@@ -6,7 +6,7 @@ this process (``jobs=1``), a local process pool (default: one worker per CPU) or
 results in index order whatever the backend, retrying items whose worker failed or died.
 """
 
-from mjscope.runner.base import ExecutorCfg, ExecutorError, ItemResult
+from mjscope.runner.base import ExecutorCfg, ExecutorError, ItemResult, RunInterrupted
 from mjscope.runner.cluster import LocalRayCluster
 from mjscope.runner.executor import default_workers, open_backend, run_items
 
@@ -15,6 +15,7 @@ __all__ = [
     "ExecutorError",
     "ItemResult",
     "LocalRayCluster",
+    "RunInterrupted",
     "default_workers",
     "open_backend",
     "run_items",

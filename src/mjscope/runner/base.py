@@ -16,12 +16,26 @@ from mjscope.exceptions import MjscopeError
 
 INSTALL_HINT = 'pip install "mjscope[cluster]"'
 
-#: Outcome kinds: the function returned, raised, or its worker died (killed, crashed).
-OK, ERROR, DIED = "ok", "error", "died"
+#: Outcome kinds: the function returned, raised, or its worker died (killed, crashed), or
+#: (a local worker of a run with ``stop_wait``) a Ctrl-C/SIGTERM interrupted it.
+OK, ERROR, DIED, INTERRUPTED = "ok", "error", "died", "interrupted"
 
 
 class ExecutorError(MjscopeError):
     """The executor cannot start (bad option, Ray missing or unreachable)."""
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM stopped a run whose local workers were given time to stop their items.
+
+    Args:
+        stopped: ``(index, exception)`` of each running item that stopped within the wait:
+            the ``KeyboardInterrupt`` (or subclass, e.g. one naming partial files) it raised.
+    """
+
+    def __init__(self, stopped: tuple[tuple[int, BaseException], ...] = ()) -> None:
+        super().__init__(f"{len(stopped)} running items stopped")
+        self.stopped = stopped
 
 
 @dataclass(frozen=True)
@@ -38,6 +52,10 @@ class ExecutorCfg:
         window: Items past the oldest unfinished one that may be started (``None``: 4 per
             worker + 16); bounds the driver's memory whatever the number of items.
         progress: Show a progress bar (``None``: only when stderr is a terminal).
+        stop_wait: On Ctrl-C or SIGTERM, local workers get SIGINT and this long [s] to stop
+            their running items (a ``KeyboardInterrupt`` inside the item, e.g. to keep a
+            partial file), reported by :class:`RunInterrupted`; ``0``: workers ignore SIGINT
+            and are terminated at once. Ray tasks are always cancelled at once.
     """
 
     jobs: int | None = None
@@ -45,12 +63,14 @@ class ExecutorCfg:
     retries: int = 2
     window: int | None = None
     progress: bool | None = None
+    stop_wait: float = 0.0
 
     def check(self) -> ExecutorCfg:
         """Validate the options.
 
         Raises:
-            ExecutorError: ``jobs`` < 1, ``retries`` < 0, ``window`` < 1 or an empty ``ray``.
+            ExecutorError: ``jobs`` < 1, ``retries`` < 0, ``window`` < 1, ``stop_wait`` < 0
+                or an empty ``ray``.
         """
         if self.jobs is not None and self.jobs < 1:
             raise ExecutorError(f"--jobs {self.jobs}: give >= 1 worker processes (or leave it out)")
@@ -58,6 +78,8 @@ class ExecutorCfg:
             raise ExecutorError(f"retries {self.retries} must be >= 0")
         if self.window is not None and self.window < 1:
             raise ExecutorError(f"window {self.window} must be >= 1 item")
+        if not self.stop_wait >= 0:
+            raise ExecutorError(f"stop_wait {self.stop_wait} must be >= 0 s")
         if self.ray is not None and not self.ray.strip():
             raise ExecutorError("--ray needs 'auto', 'local' or a cluster address HOST:PORT")
         return self

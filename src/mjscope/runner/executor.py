@@ -6,23 +6,31 @@ index order as soon as every earlier one is done (the caller streams them to dis
 that raised or whose worker died is retried (at most ``cfg.retries`` more times, the lowest
 index first); after that the item is yielded as failed, the run goes on. SIGTERM is turned into
 ``KeyboardInterrupt`` while items run; on either, every worker is stopped and the interrupt
-propagates: the results yielded so far are the caller's to keep.
+propagates: the results yielded so far are the caller's to keep. With ``cfg.stop_wait`` > 0
+the local workers first get SIGINT and that long to stop their running items, and what those
+raised comes back in one :class:`~mjscope.runner.base.RunInterrupted`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import heapq
 import logging
 import os
-import signal
-import threading
 from collections.abc import Callable, Generator, Iterable, Iterator
-from types import FrameType
 from typing import Any
 
-from mjscope.runner.base import DIED, OK, Backend, ExecutorCfg, ItemResult, Outcome
+from mjscope.runner.base import (
+    DIED,
+    INTERRUPTED,
+    OK,
+    Backend,
+    ExecutorCfg,
+    ItemResult,
+    Outcome,
+    RunInterrupted,
+)
 from mjscope.runner.progress import Progress
+from mjscope.signals import sigterm_as_interrupt
 
 logger = logging.getLogger(__name__)
 
@@ -49,7 +57,9 @@ def open_backend(fn: Callable[[Any], Any], cfg: ExecutorCfg, n_items: int | None
     workers = default_workers(cfg)
     if n_items is not None:
         workers = min(workers, max(n_items, 1))
-    return InlineBackend(fn) if workers <= 1 else ProcessBackend(fn, workers)
+    if workers <= 1:
+        return InlineBackend(fn)
+    return ProcessBackend(fn, workers, interruptible=cfg.stop_wait > 0)
 
 
 def run_items(
@@ -76,7 +86,9 @@ def run_items(
 
     Raises:
         ExecutorError: The backend cannot start.
-        KeyboardInterrupt: Ctrl-C or SIGTERM; workers are stopped first.
+        KeyboardInterrupt: Ctrl-C or SIGTERM; workers are stopped first. In this process
+            (one worker) it is what the item raised; with ``cfg.stop_wait`` > 0 on local
+            workers, a :class:`~mjscope.runner.base.RunInterrupted` with what theirs raised.
     """
     cfg = (cfg or ExecutorCfg()).check()
     if total is None and hasattr(items, "__len__"):
@@ -85,13 +97,26 @@ def run_items(
     owned = backend is None
     window = cfg.window or 4 * be.workers + 16
     state = _State(iter(items), window)
+    stopped: list[Outcome] = []
     try:
-        with _sigterm_interrupts(), Progress(label, total, cfg.progress) as bar:
-            while not state.finished():
-                _fill(be, state)
-                for out in be.poll(POLL_S):
-                    _record(state, out, cfg.retries, bar)
-                yield from state.ready()
+        with sigterm_as_interrupt(), Progress(label, total, cfg.progress) as bar:
+            try:
+                while not state.finished():
+                    _fill(be, state)
+                    for out in be.poll(POLL_S):
+                        if out.kind == INTERRUPTED:  # a worker got the SIGINT before us
+                            stopped.append(out)
+                            raise KeyboardInterrupt(out.value)
+                        _record(state, out, cfg.retries, bar)
+                    yield from state.ready()
+            except KeyboardInterrupt as e:
+                interrupt = getattr(be, "interrupt", None)
+                if cfg.stop_wait > 0 and interrupt is not None:
+                    stopped += interrupt(cfg.stop_wait)
+                if stopped:
+                    got = sorted(stopped, key=lambda o: o.index)
+                    raise RunInterrupted(tuple((o.index, o.value) for o in got)) from e
+                raise
     finally:
         if owned:
             be.close()
@@ -165,20 +190,3 @@ def _record(state: _State, out: Outcome, retries: int, bar: Progress) -> None:
     state.done[k] = ItemResult(k, None, str(out.value), n)
     del state.held[k], state.attempts[k]
     bar.advance(failed=True)
-
-
-@contextlib.contextmanager
-def _sigterm_interrupts() -> Iterator[None]:
-    """SIGTERM raises ``KeyboardInterrupt`` (main thread only), so it stops like Ctrl-C."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def handler(signum: int, frame: FrameType | None) -> None:
-        raise KeyboardInterrupt(f"signal {signum}")
-
-    old = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, old)

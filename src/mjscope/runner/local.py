@@ -4,7 +4,12 @@ The pool keeps one connection per worker and gives each worker one item at a tim
 always knows which item a worker holds: when a worker dies (killed, out of memory, a crash in
 an extension) exactly that item is reported as :data:`~mjscope.runner.base.DIED` and the worker
 is replaced. Workers ignore SIGINT: Ctrl-C reaches the whole process group, and the driver
-decides what stops (it closes the pool; finished results are already with the caller).
+decides what stops (it closes the pool; finished results are already with the caller). With
+``interruptible=True`` (``ExecutorCfg.stop_wait`` > 0) the first SIGINT during an item raises
+``KeyboardInterrupt`` inside it instead (SIGINT between items is ignored): the item can keep
+what it has (a partial file) and its worker reports :data:`~mjscope.runner.base.INTERRUPTED`
+with the exception; :meth:`ProcessBackend.interrupt` sends that SIGINT (a SIGTERM may reach
+the driver only) and waits a bounded time for the answers.
 Workers are forked where the platform allows it (the function and its imports come along
 without pickling), else spawned.
 """
@@ -16,12 +21,14 @@ import dataclasses
 import multiprocessing
 import os
 import signal
+import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
+from types import FrameType
 from typing import Any
 
-from mjscope.runner.base import DIED, OK, Outcome, describe
+from mjscope.runner.base import DIED, INTERRUPTED, OK, Outcome, describe
 
 STOP_WAIT_S = 5.0  # how long a closing pool waits for a worker to exit before killing it [s]
 
@@ -65,9 +72,10 @@ class InlineBackend:
 class _Slot:
     """One worker process, its connection and the item it holds."""
 
-    def __init__(self, ctx: Any, fn: Callable[[Any], Any]) -> None:
+    def __init__(self, ctx: Any, fn: Callable[[Any], Any], interruptible: bool) -> None:
         parent, child = ctx.Pipe(duplex=True)
-        self.proc: BaseProcess = ctx.Process(target=_worker, args=(fn, child), daemon=True)
+        args = (fn, child, interruptible)
+        self.proc: BaseProcess = ctx.Process(target=_worker, args=args, daemon=True)
         self.proc.start()
         child.close()
         self.conn: Connection = parent
@@ -91,13 +99,16 @@ class ProcessBackend:
         fn: The function applied to each item (a module-level function where workers are
             spawned).
         workers: Worker processes.
+        interruptible: SIGINT raises ``KeyboardInterrupt`` inside a running item (see the
+            module doc) instead of being ignored.
     """
 
-    def __init__(self, fn: Callable[[Any], Any], workers: int) -> None:
+    def __init__(self, fn: Callable[[Any], Any], workers: int, interruptible: bool = False) -> None:
         self.workers = workers
         self._fn = fn
+        self._interruptible = interruptible
         self._ctx = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
-        self._slots = [_Slot(self._ctx, fn) for _ in range(workers)]
+        self._slots = [_Slot(self._ctx, fn, interruptible) for _ in range(workers)]
 
     @property
     def pids(self) -> list[int]:
@@ -144,8 +155,38 @@ class ProcessBackend:
         code = slot.proc.exitcode
         why = f"worker pid {slot.proc.pid} died (exit code {code}) while running item {index}"
         slot.stop()
-        self._slots[self._slots.index(slot)] = _Slot(self._ctx, self._fn)
+        self._slots[self._slots.index(slot)] = _Slot(self._ctx, self._fn, self._interruptible)
         return Outcome(index, DIED, why)
+
+    def interrupt(self, wait_s: float) -> list[Outcome]:
+        """SIGINT to the busy workers, then up to ``wait_s`` [s] for them to stop their items.
+
+        Returns:
+            The :data:`~mjscope.runner.base.INTERRUPTED` outcomes that came back in time (none
+            unless the pool is ``interruptible``); other answers are dropped, the workers
+            that did not answer are left to :meth:`close`.
+        """
+        busy = [s for s in self._slots if s.index is not None]
+        if not self._interruptible:
+            return []
+        for s in busy:
+            if s.proc.pid is not None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(s.proc.pid, signal.SIGINT)
+        stopped: list[Outcome] = []
+        deadline = time.monotonic() + wait_s
+        while busy and time.monotonic() < deadline:
+            conns: dict[Any, _Slot] = {s.conn: s for s in busy}
+            for c in wait(list(conns), deadline - time.monotonic()):
+                s = conns[c]
+                busy.remove(s)
+                try:
+                    out: Outcome = s.conn.recv()
+                except (EOFError, OSError):
+                    continue
+                if out.kind == INTERRUPTED:
+                    stopped.append(out)
+        return stopped
 
     def close(self) -> None:
         """Stop every worker (running items are abandoned)."""
@@ -154,9 +195,20 @@ class ProcessBackend:
         self._slots = []
 
 
-def _worker(fn: Callable[[Any], Any], conn: Connection) -> None:
+_IN_ITEM = {"running": False, "hit": False}  # per worker process (interruptible pools)
+
+
+def _on_sigint(signum: int, frame: FrameType | None) -> None:
+    """The first SIGINT during an item interrupts it; any other SIGINT is ignored."""
+    if _IN_ITEM["running"] and not _IN_ITEM["hit"]:
+        _IN_ITEM["hit"] = True
+        raise KeyboardInterrupt(f"signal {signum}")
+
+
+def _worker(fn: Callable[[Any], Any], conn: Connection, interruptible: bool = False) -> None:
     """Run items from ``conn`` until it closes; every attempt answers with one Outcome."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver decides (see the module doc)
+    # The driver decides what stops (see the module doc).
+    signal.signal(signal.SIGINT, _on_sigint if interruptible else signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     while True:
         try:
@@ -164,7 +216,13 @@ def _worker(fn: Callable[[Any], Any], conn: Connection) -> None:
         except (EOFError, OSError):
             return
         try:
-            out = Outcome(index, OK, fn(item))
+            _IN_ITEM["running"] = True
+            try:
+                out = Outcome(index, OK, fn(item))
+            finally:
+                _IN_ITEM["running"] = False
+        except KeyboardInterrupt as e:  # only where interruptible: SIGINT is ignored otherwise
+            out = Outcome(index, INTERRUPTED, e, retryable=False)
         except Exception as e:
             out = describe(index, e)
         try:
