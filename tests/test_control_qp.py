@@ -111,6 +111,26 @@ def test_dense_qp_is_reusable_in_place() -> None:
         assert_close(res.x, _quadprog_reference(H, f, A, lb, ub, x_lb, x_ub), atol=1e-7)
 
 
+def test_shared_bound_storage_is_used_in_place_and_checked() -> None:
+    rng = np.random.default_rng(12)
+    lo, hi = np.zeros(14), np.zeros(14)  # a larger QP's bound rows; this one uses their head
+    store = (lo[:12], hi[:12])
+    qp = DenseQp(7, 5, bounds=store)
+    assert np.all(lo[:12] == -math.inf) and np.all(hi[:12] == math.inf)  # filled by the QP
+    assert np.all(lo[12:] == 0.0)  # rows past its own are untouched
+    H, f, A, lb, ub, x_lb, x_ub = _random_problem(rng, 7, 5)
+    qp.H[:], qp.f[:], qp.A[:], qp.lb[:], qp.ub[:] = H, f, A, lb, ub
+    qp.x_lb[:], qp.x_ub[:] = x_lb, x_ub
+    assert_close(lo[7:12], lb, atol=0)
+    assert_close(hi[:7], x_ub, atol=0)
+    res = qp.solve()
+    assert_close(res.x, _quadprog_reference(H, f, A, lb, ub, x_lb, x_ub), atol=1e-7)
+    with pytest.raises(ValueError, match=r"two contiguous \(12,\) arrays"):
+        DenseQp(7, 5, bounds=(np.zeros(11), np.zeros(12)))
+    with pytest.raises(ValueError, match="contiguous"):
+        DenseQp(7, 5, bounds=(np.zeros(24)[::2], np.zeros(12)))
+
+
 def test_soft_box_gives_way_to_hard_rows() -> None:
     """x0 ∈ [2, 3] (soft) against x0 ≤ 1 (hard): the box yields, the hard row holds."""
     H, f = np.eye(2), np.array([-1.0, -1.0])

@@ -100,7 +100,7 @@ class MomentumObserver:
         self.q_last: np.ndarray | None = None
         self.v_last: np.ndarray | None = None
         self._C, self._g = np.zeros((nv, nv)), np.zeros(nv)
-        self._il = np.tril_indices(nv, -1)
+        self._lower = np.tri(nv, k=-1, dtype=bool)  # strict lower triangle of M
         self.initialized = False
 
     def reset(self, q: npt.ArrayLike | None = None, v: npt.ArrayLike | None = None) -> None:
@@ -116,7 +116,7 @@ class MomentumObserver:
         """Momentum ``M v`` (returned) and ``β = Cᵀ v − g`` (into ``self._beta``)."""
         m, d, M = self.model, self.data, self.M
         M[:] = pin.crba(m, d, q)  # upper triangle filled
-        M[self._il] = M.T[self._il]
+        np.copyto(M, M.T, where=self._lower)  # (cheaper than fancy indexing)
         C = pin.computeCoriolisMatrix(m, d, q, v)
         g = pin.computeGeneralizedGravity(m, d, q)
         np.subtract(v.dot(C), g, out=self._beta)

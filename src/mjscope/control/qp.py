@@ -63,6 +63,9 @@ class QpResult(NamedTuple):
         return self.solver != "daqp"
 
 
+_new = tuple.__new__
+
+
 class DenseQp:
     """A QP of fixed size with preallocated bounds, for a control loop.
 
@@ -86,12 +89,16 @@ class DenseQp:
         check: Verify daqp's "optimal" answers against the bounds (~3 µs at n = 7, m = 13;
             guards against daqp #82 and non-finite answers; off, the "never NaN" promise rests
             on daqp). Answers of quadprog are always verified.
+        bounds: Storage for the stacked bounds ``([x_lb; lb], [x_ub; ub])`` to use instead of
+            new arrays (e.g. the head of another QP's, to share rows without copying); two
+            contiguous float arrays of (n + m,), filled with ±inf here.
     """
 
     def __init__(
         self, n: int, m: int, iter_limit: int = 200, feas_tol: float = 1e-6,
         use_quadprog: bool = True, eq_rows: npt.ArrayLike | None = None, soft_box: bool = False,
         rho_soft: float = 1e-6, check: bool = True,
+        bounds: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> None:  # fmt: skip
         self.n, self.m, self.soft_box, self.rho_soft = n, m, soft_box, rho_soft
         self.check = check
@@ -99,7 +106,13 @@ class DenseQp:
         self.H = np.eye(n)
         self.f = np.zeros(n)
         self.A = np.zeros((m, n))
-        self._bl, self._bu = np.full(n + m, -math.inf), np.full(n + m, math.inf)  # [box; rows]
+        if bounds is None:
+            self._bl, self._bu = np.full(n + m, -math.inf), np.full(n + m, math.inf)
+        else:  # [box; rows]
+            self._bl, self._bu = bounds
+            if not all(b.shape == (n + m,) and b.flags.c_contiguous for b in bounds):
+                raise ValueError(f"DenseQp bounds must be two contiguous ({n + m},) arrays")
+            self._bl[:], self._bu[:] = -math.inf, math.inf
         self.x_lb, self.lb = self._bl[:n], self._bl[n:]
         self.x_ub, self.ub = self._bu[:n], self._bu[n:]
         self._sense = np.zeros(n + m, dtype=np.int32)
@@ -108,7 +121,8 @@ class DenseQp:
             self._sense[n:][np.asarray(eq_rows, bool)] = _EQ
         if soft_box:
             self._sense[:n] = _SOFT
-        self._z, self._t = np.zeros(n + m), np.zeros(n + m)
+        self._z, self._t, self._t2 = np.zeros(n + m), np.zeros(n + m), np.zeros(n + m)
+        self._ok = np.zeros(n + m, bool)
 
     def solve(self, fallback: npt.ArrayLike | None = None) -> QpResult:
         """Solve with daqp, then quadprog; ``fallback`` (box-projected) when both fail."""
@@ -122,8 +136,8 @@ class DenseQp:
                                       iter_limit=self.iter_limit,
                                       rho_soft=self.rho_soft)  # fmt: skip
         status = DAQP_STATUS.get(flag, "error")
-        if status == "optimal" and (not self.check or self._feasible(x)):
-            return QpResult(x, status, "daqp", info["iterations"])
+        if status == "optimal" and (not self.check or self._feasible(x)):  # (tuple.__new__:
+            return _new(QpResult, (x, status, "daqp", info["iterations"]))  # no Python __new__)
         return self._fallback(status, int(info["iterations"]), fallback)
 
     def _fallback(self, status: str, iters: int, fallback: npt.ArrayLike | None) -> QpResult:
@@ -149,8 +163,9 @@ class DenseQp:
         if self.m:
             z[n:] = self.A.dot(x)
         t = self._t  # violation: max(lb − z, z − ub) per row (NaN in x → NaN → rejected)
-        np.maximum(np.subtract(self._bl, z, out=t), z - self._bu, out=t)
-        return np.count_nonzero(t <= self.feas_tol) == t.size  # (cheaper than t.max())
+        np.maximum(np.subtract(self._bl, z, out=t), np.subtract(z, self._bu, out=self._t2), out=t)
+        ok = np.less_equal(t, self.feas_tol, out=self._ok)
+        return np.count_nonzero(ok) == t.size  # (cheaper than t.max())
 
 
 def solve_qp(

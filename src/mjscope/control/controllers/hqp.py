@@ -144,18 +144,23 @@ class HqpController(FrameController):
         self.observer = observer if force_source == "observer" else None
         self.preload_force, self.contact_threshold = float(preload_force), float(contact_threshold)
         no_eq = np.zeros(nv, bool)
-        self._qp1 = DenseQp(nv, nv, iter_limit, eq_rows=no_eq)
         # Level 2 is feasible by construction (level 1's answer satisfies all its rows), so
         # daqp's infeasible-but-"optimal" answers (#82) cannot occur: its answers are not
         # re-verified (~5 µs); a non-finite or out-of-tolerance one still falls back (_solve).
         self._qp2 = DenseQp(nv, nv + 6, iter_limit, eq_rows=np.r_[no_eq, np.ones(6, bool)],
                             check=False)  # fmt: skip
+        b2l, b2u = self._qp2._bl, self._qp2._bu  # [box; torque rows; task rows]
+        # Level 1's bounds are the head of level 2's (same box and torque rows): no copy.
+        self._qp1 = DenseQp(nv, nv, iter_limit, eq_rows=no_eq,
+                            bounds=(b2l[: 2 * nv], b2u[: 2 * nv]))  # fmt: skip
         self._qp_abs = DenseQp(nv, nv, iter_limit, eq_rows=no_eq)  # no rate limit
         self._qp_near = DenseQp(nv, nv, iter_limit, eq_rows=no_eq)  # nearest to the box
         self._qp_near.H = np.eye(nv)
         self._k_nom = np.clip(gains.kp, gains.kp_min, gains.kp_max)
         self._dead = np.r_[np.full(3, gains.force_dead), np.full(3, gains.moment_dead)]
         self._span = np.r_[np.full(3, gains.force_sat), np.full(3, gains.moment_sat)] - self._dead
+        self._k_drop = self._k_nom - gains.kp_min  # full softening per axis [1/s²]; (6,)
+        self._k_tol = 1e-9 * self._k_nom.max()  # "restored" tolerance [1/s²]
         self._alpha_soft = 1.0 - math.exp(-self.dt / gains.t_soften)
         self._alpha_rest = 1.0 - math.exp(-self.dt / gains.t_restore)
         tm = np.zeros(nv) if limits.tau_margin is None else np.asarray(limits.tau_margin, float)
@@ -163,8 +168,7 @@ class HqpController(FrameController):
         self._tau_lo = -self._tau_hi
         self._shift = np.zeros(nv)  # Jᵀ F − h: torque bounds → bounds on M q̈
         self._reg_I = np.eye(nv) * 1e-9
-        self._M = np.zeros((nv, nv))
-        self._il = np.tril_indices(nv, -1)
+        self._lower = np.tri(nv, k=-1, dtype=bool)  # strict lower triangle of M
         self._use_ki = bool(np.any(gains.ki))
         self._e = np.zeros(6)  # task error (position, rotation); views below
         self._e_pos, self._e_rot = self._e[:3], self._e[3:]
@@ -174,8 +178,7 @@ class HqpController(FrameController):
         self._box = JointBox(limits, self.dt)  # the joint-acceleration box
         self._A2 = self._qp2.A  # [M; J] rows of level 2
         self._A2_M, self._A2_J = self._A2[:nv], self._A2[nv:]
-        b2l, b2u = self._qp2._bl, self._qp2._bu  # [box; torque rows; task rows]
-        self._bl2_head, self._bu2_head = b2l[: 2 * nv], b2u[: 2 * nv]
+        self._M = self._A2_M  # the sensor source's M is built in place there; (nv, nv)
         self._bl2_task, self._bu2_task = b2l[2 * nv :], b2u[2 * nv :]
         self._qp2.H = self._H2 = np.zeros((nv, nv))
         self.stats: dict[str, int] = {}
@@ -232,7 +235,7 @@ class HqpController(FrameController):
         else:
             M = self._M  # (nv, nv); CRBA fills the upper triangle
             M[:] = pin.crba(m, d, q)
-            M[self._il] = M.T[self._il]
+            np.copyto(M, M.T, where=self._lower)  # (cheaper than fancy indexing)
             h = pin.nonLinearEffects(m, d, q, v)  # (nv,)
         F = self._wrench(J, F_ext)
         JtF = F.dot(J)  # Jᵀ F; (nv,)
@@ -268,14 +271,21 @@ class HqpController(FrameController):
         load = np.abs(F) - self._dead
         if self._nominal and not np.count_nonzero(load > 0.0):
             return  # no contact and nothing to restore
-        g = self.gains
-        sigma = np.minimum(np.maximum(load / self._span, 0.0), 1.0)
-        k_star = self._k_nom - sigma * (self._k_nom - g.kp_min)
-        alpha = np.where(k_star < self.kp, self._alpha_soft, self._alpha_rest)
-        self.kp += alpha * (k_star - self.kp)
-        np.minimum(np.maximum(self.kp, g.kp_min), g.kp_max, out=self.kp)
-        if not sigma.any() and np.abs(self.kp - self._k_nom).max() <= 1e-9 * self._k_nom.max():
-            self.kp[:] = self._k_nom  # restored
+        g, kp = self.gains, self.kp
+        sigma = np.divide(load, self._span, out=load)
+        np.minimum(np.maximum(sigma, 0.0, out=sigma), 1.0, out=sigma)
+        k_star = self._k_nom - sigma * self._k_drop
+        alpha = np.where(k_star < kp, self._alpha_soft, self._alpha_rest)
+        k_star -= kp
+        k_star *= alpha
+        kp += k_star  # kp += α (k* − kp)
+        np.minimum(np.maximum(kp, g.kp_min, out=kp), g.kp_max, out=kp)
+        # restored: no load and |kp − k_nom| ≤ tol on every axis (a NaN fails the comparison)
+        if (
+            not np.count_nonzero(sigma)
+            and np.count_nonzero(np.abs(kp - self._k_nom) <= self._k_tol) == kp.size
+        ):
+            kp[:] = self._k_nom  # restored
             self._nominal = True
         else:
             self._nominal = False
@@ -314,7 +324,8 @@ class HqpController(FrameController):
             self._u_pos += g.ki * integral
         rhs = JtF  # Jᵀ (F + F_pre)
         if self.preload_force:
-            on = float(np.linalg.norm(F[:3]) > self.contact_threshold)
+            F3 = F[:3]  # ‖F₃‖ as np.linalg.norm computes it (√ of the dot), without its overhead
+            on = float(math.sqrt(F3.dot(F3)) > self.contact_threshold)
             self.preload_activation += self._alpha_soft * (on - self.preload_activation)
             f_pre = self.preload_activation * self.preload_force * oMf.rotation[:, 2]
             rhs = rhs + f_pre.dot(J[:3])
@@ -364,8 +375,9 @@ class HqpController(FrameController):
         qp2 = self._qp2
         np.add(M, self._reg_I, out=self._H2)
         qp2.f = np.negative(tau0, out=tau0)
-        self._A2_M[:], self._A2_J[:] = M, J
-        self._bl2_head[:], self._bu2_head[:] = qp1._bl, qp1._bu  # [box; torque rows]
+        if M is not self._A2_M:  # the observer's M
+            self._A2_M[:] = M
+        self._A2_J[:] = J  # [box; torque rows] are shared with level 1 already
         self._bl2_task[:] = self._bu2_task[:] = J.dot(qdd1)  # task rows: J q̈ = J q̈₁*
         r2 = qp2.solve()
         x, tol = r2.x, qp2.feas_tol

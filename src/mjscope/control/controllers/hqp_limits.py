@@ -31,7 +31,11 @@ class JointBox:
         # Room beyond which √(2 a_b d) and d/Δt both exceed v_max [rad]; (2, nv).
         self._far = np.maximum(self._v_max2**2 / self._two_ab, self._v_max2 * self.dt)
         self._v_hi_dt = limits.v_max / self.dt
+        self._v_lo_dt = -self._v_hi_dt
+        self._a_hi, self._a_lo = self._a_max2[0], self._a_max2[1]
         self._box_hi, self._box_lo = np.zeros(nv), np.zeros(nv)
+        self._dist, self._near = np.zeros((2, nv)), np.zeros((2, nv), bool)  # work arrays
+        self._v_dt = np.zeros(nv)
 
     def write(self, q: np.ndarray, v: np.ndarray, x_lb: np.ndarray, x_ub: np.ndarray) -> None:
         """Joint-acceleration box from position (braking distance), velocity, acceleration.
@@ -42,13 +46,16 @@ class JointBox:
             x_lb: Receives the lower bound on q̈ [rad/s²]; (nv,).
             x_ub: Receives the upper bound on q̈ [rad/s²]; (nv,).
         """
-        dt = self.dt
-        dist = self._q_lim - self._side * q  # (2, nv): room to the upper / lower limit [rad]
-        if not np.count_nonzero(dist <= self._far):  # far from every limit: only v_max binds
-            np.subtract(self._v_hi_dt, v / dt, out=self._box_hi)  # (v_max − v)/Δt
-            np.minimum(self._box_hi, self._a_max2[0], out=x_ub)
-            np.subtract(-self._v_hi_dt, v / dt, out=self._box_lo)  # (−v_max − v)/Δt
-            np.maximum(self._box_lo, self._a_max2[1], out=x_lb)
+        dt, dist = self.dt, self._dist
+        np.multiply(self._side, q, out=dist)
+        np.subtract(self._q_lim, dist, out=dist)  # (2, nv): room to the upper / lower limit [rad]
+        if not np.count_nonzero(np.less_equal(dist, self._far, out=self._near)):
+            # far from every limit: only v_max binds
+            v_dt = np.divide(v, dt, out=self._v_dt)
+            np.subtract(self._v_hi_dt, v_dt, out=self._box_hi)  # (v_max − v)/Δt
+            np.minimum(self._box_hi, self._a_hi, out=x_ub)
+            np.subtract(self._v_lo_dt, v_dt, out=self._box_lo)  # (−v_max − v)/Δt
+            np.maximum(self._box_lo, self._a_lo, out=x_lb)
             np.maximum(x_ub, self._box_lo, out=x_ub)  # velocity bound wins
             np.minimum(x_lb, self._box_hi, out=x_lb)
             return
