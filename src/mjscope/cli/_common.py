@@ -48,6 +48,22 @@ def add_model_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_map_prefix_argument(p: argparse.ArgumentParser) -> None:
+    """``--map-prefix OLD=NEW`` (repeatable): message joint names → model joint names."""
+    p.add_argument(
+        "--map-prefix",
+        action="append",
+        default=[],
+        metavar="OLD=NEW",
+        help="rename message joints to model joints by prefix, e.g. left_= (repeatable)",
+    )
+
+
+def add_viewer_argument(p: argparse.ArgumentParser, help_text: str) -> None:
+    """``--viewer auto|none|native`` (see :func:`mjscope.sim.viewer.resolve_viewer`)."""
+    p.add_argument("--viewer", choices=("auto", "none", "native"), default="auto", help=help_text)
+
+
 def load_options(args: argparse.Namespace) -> LoadOptions:
     """``LoadOptions`` from the arguments added by :func:`add_model_arguments`."""
     from mjscope.models.loading import LoadOptions

@@ -19,7 +19,12 @@ DEFAULT_MODEL = "dual_rm75"  # = mirror.session.DEFAULT_MODEL (not imported: kee
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``mirror`` subcommand."""
-    from mjscope.cli._common import add_bus_arguments, add_model_arguments
+    from mjscope.cli._common import (
+        add_bus_arguments,
+        add_map_prefix_argument,
+        add_model_arguments,
+        add_viewer_argument,
+    )
 
     p = sub.add_parser(
         "mirror",
@@ -33,19 +38,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--config", default=None, help="rig YAML (default: dual_arm_rm75.yaml)")
     p.add_argument("--mujoco-config", default=None, help="render YAML (dual_arm_mujoco.yaml)")
     p.add_argument("--sides", default=None, help="comma-separated subset of sides, e.g. left")
-    p.add_argument(
-        "--map-prefix",
-        action="append",
-        default=[],
-        metavar="OLD=NEW",
-        help="rename message joints to model joints by prefix, e.g. left_= (repeatable)",
-    )
+    add_map_prefix_argument(p)
     add_bus_arguments(p, default=None)  # None: dds, or inproc with --demo
-    p.add_argument(
-        "--viewer",
-        choices=("auto", "none", "native"),
-        default="auto",
-        help="native: MuJoCo window; none: headless; auto: native when DISPLAY is set",
+    add_viewer_argument(
+        p, "native: MuJoCo window; none: headless; auto: native when DISPLAY is set"
     )
     p.add_argument("--record", default=None, metavar="FILE", help="offscreen video .mp4/.gif")
     p.add_argument("--snapshot", default=None, metavar="FILE", help="final pose as .png")

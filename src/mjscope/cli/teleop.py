@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,7 +30,12 @@ LOAD_WAIT_S = 30.0  # how long teleop waits for the mirror's model before starti
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``teleop`` subcommand."""
-    from mjscope.cli._common import add_bus_arguments, add_model_arguments
+    from mjscope.cli._common import (
+        add_bus_arguments,
+        add_map_prefix_argument,
+        add_model_arguments,
+        add_viewer_argument,
+    )
 
     p = sub.add_parser(
         "teleop",
@@ -52,13 +56,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--mujoco", action="store_true", help="show the arms in MuJoCo (--arm both)")
     p.add_argument("--config", default=None, help="rig YAML (default: dual_arm_rm75.yaml)")
     p.add_argument("--urdf", default=None, help="IK model URDF (default: bundled dual_rm75)")
-    p.add_argument(
-        "--map-prefix",
-        action="append",
-        default=[],
-        metavar="OLD=NEW",
-        help="rename message joints to model joints by prefix, e.g. left_= (repeatable)",
-    )
+    add_map_prefix_argument(p)
     add_model_arguments(p)
     add_bus_arguments(p, default="dds")
     p.add_argument(
@@ -76,11 +74,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--duration", type=float, default=None, help="run time [s] (default: Ctrl-C)")
     p.add_argument("--report", default=None, metavar="FILE", help="write a JSON report")
     p.add_argument("--log", default=None, metavar="FILE", help="CSV: one row per cycle per arm")
-    p.add_argument(
-        "--viewer",
-        choices=("auto", "none", "native"),
-        default="auto",
-        help="--mujoco window: native, none (headless) or auto (native when DISPLAY is set)",
+    add_viewer_argument(
+        p, "--mujoco window: native, none (headless) or auto (native when DISPLAY is set)"
     )
     p.add_argument("--record", default=None, metavar="FILE", help="--mujoco video .mp4/.gif")
     p.set_defaults(func=run)
@@ -115,13 +110,11 @@ class MirrorCompanion:
 
     def __init__(self, args: argparse.Namespace) -> None:
         from mjscope.cli._common import load_options
+        from mjscope.sim.viewer import resolve_viewer
 
         self.model = args.urdf or MIRROR_MODEL
         self.load = load_options(args)
-        viewer = args.viewer
-        self.viewer = (
-            ("native" if os.environ.get("DISPLAY") else "none") if viewer == "auto" else viewer
-        )
+        self.viewer = resolve_viewer(args.viewer)
         self.record = Path(args.record) if args.record else None
         if self.record is not None:
             from mjscope.paths import check_writable

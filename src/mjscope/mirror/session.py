@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +27,7 @@ from mjscope.models import LoadOptions, compile_spec, load_spec
 from mjscope.models.scene import add_light, set_offscreen_size
 from mjscope.paths import check_writable, write_json
 from mjscope.signals import stop_on_sigterm
+from mjscope.sim.viewer import resolve_viewer
 
 DEFAULT_MODEL = "dual_rm75"
 
@@ -90,7 +90,7 @@ def run_mirror(cfg: MirrorCmdCfg, con: Console) -> int:
     model = _model(cfg)
     opts = LoopOptions(
         duration=cfg.duration,
-        viewer=_viewer(cfg.viewer),
+        viewer=resolve_viewer(cfg.viewer),
         record=_out(cfg.record, (".mp4", ".gif")),
         snapshot=_out(cfg.snapshot, (".png",)),
         console=con if cfg.live_status else None,
@@ -141,12 +141,6 @@ def _model(cfg: MirrorCmdCfg) -> mujoco.MjModel:
         add_light(spec)
     set_offscreen_size(spec, 1280, 960)
     return compile_spec(spec, str(cfg.model))
-
-
-def _viewer(choice: str) -> str:
-    if choice == "auto":
-        return "native" if os.environ.get("DISPLAY") else "none"
-    return choice
 
 
 def _out(path: str | None, suffixes: tuple[str, ...]) -> Path | None:

@@ -11,6 +11,13 @@ import mujoco
 from mjscope.exceptions import MjscopeError
 
 
+def resolve_viewer(choice: str) -> str:
+    """``--viewer`` as run: ``auto`` is ``native`` when ``DISPLAY`` is set, else ``none``."""
+    if choice == "auto":
+        return "native" if os.environ.get("DISPLAY") else "none"
+    return choice
+
+
 def check_display() -> None:
     """Fail early when the native viewer cannot have a window.
 
