@@ -147,6 +147,37 @@ def add_bus_arguments(p: argparse.ArgumentParser, default: str | None = "dds") -
     )
 
 
+DEFAULT_SIZE = "640x480"
+
+
+def add_size_argument(p: argparse.ArgumentParser) -> None:
+    """``--size WxH``: the frame size of renders (videos and snapshots)."""
+    p.add_argument(
+        "--size",
+        default=DEFAULT_SIZE,
+        metavar="WxH",
+        help=f"frame size of videos and snapshots [px] (default {DEFAULT_SIZE})",
+    )
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """``"640x480"`` → ``(640, 480)``.
+
+    Raises:
+        MjscopeError: Not ``WxH`` with each side from 64 to 3840 px.
+    """
+    from mjscope.exceptions import MjscopeError
+
+    parts = text.lower().split("x")
+    if len(parts) == 2 and all(p.strip().isdigit() for p in parts):
+        w, h = (int(p) for p in parts)
+        if 64 <= w <= 3840 and 64 <= h <= 3840:
+            return w, h
+    raise MjscopeError(
+        f"--size {text!r}: give WIDTHxHEIGHT in pixels, 64..3840 each, e.g. 1280x720"
+    )
+
+
 def split_list(text: str | None) -> tuple[str, ...]:
     """``"a, b,,c"`` → ``("a", "b", "c")``; ``None`` or empty → ``()``."""
     return tuple(s.strip() for s in (text or "").split(",") if s.strip())

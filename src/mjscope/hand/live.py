@@ -15,8 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import mujoco
-
 from mjscope.exceptions import OutputError
 from mjscope.hand.bridge import HandBridge
 from mjscope.signals import INTERRUPTS
@@ -28,8 +26,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 RECORD_FPS = 30.0
-RECORD_SIZE = (480, 360)  # recording frame width, height [px]
-CAMERA = "compare"
 MAX_LAG_S = 0.1  # further behind the clock than this, the loop restarts its clock [s]
 
 
@@ -42,12 +38,14 @@ class LiveOptions:
         viewer: ``none`` or ``native``.
         record: ``.mp4``/``.gif`` path or ``None``.
         realtime: Pace the loop to the control rate (off: as fast as possible).
+        size: Recording frame size ``(width, height)`` [px].
     """
 
     duration: float | None = None
     viewer: str = "none"
     record: Path | None = None
     realtime: bool = True
+    size: tuple[int, int] = (640, 480)
 
 
 def run_live(
@@ -76,8 +74,8 @@ def run_live(
     if opts.record is not None:
         from mjscope.sim.recording import LiveRecorder
 
-        cam = _camera(bridge.model)
-        recorder = LiveRecorder(bridge.model, opts.record, RECORD_FPS, *RECORD_SIZE, camera=cam)
+        # camera None: fitted to the hand at the first frame (not placed per model)
+        recorder = LiveRecorder(bridge.model, opts.record, RECORD_FPS, *opts.size)
     viewer = None
     counter = [0]
     completed = False
@@ -148,16 +146,13 @@ class _Pacer:
         self.due += self.period
 
 
-def _camera(model: mujoco.MjModel) -> str | None:
-    return CAMERA if mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_CAMERA, CAMERA) >= 0 else None
-
-
-def snapshot(bridge: HandBridge, path: Path) -> Path:
+def snapshot(bridge: HandBridge, path: Path, size: tuple[int, int] = (640, 480)) -> Path:
     """Render the current pose to a PNG.
 
     Raises:
         OutputError: The path cannot be written; an earlier file stays in place.
     """
-    from mjscope.sim.render import render_png
+    from mjscope.sim.render import caption_text, render_png
 
-    return render_png(bridge.model, bridge.data, path, 640, 480, _camera(bridge.model))
+    caption = caption_text(bridge.model, bridge.time)
+    return render_png(bridge.model, bridge.data, path, *size, caption=caption)
