@@ -73,7 +73,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--right-addr", default=None, metavar="HOST:PORT", help="--real right arm")
     p.add_argument("--duration", type=float, default=None, help="run time [s] (default: Ctrl-C)")
     p.add_argument("--report", default=None, metavar="FILE", help="write a JSON report")
-    p.add_argument("--log", default=None, metavar="FILE", help="CSV: one row per cycle per arm")
+    p.add_argument(
+        "--log", default=None, metavar="FILE", help="CSV: one row per cycle per arm, with stages"
+    )
+    p.add_argument(
+        "--isolate-faults",
+        action="store_true",
+        help="a safe stop of one arm leaves the other running (exit 1 at the end); default: "
+        "both stop and teleop exits 1 at once",
+    )
     add_viewer_argument(
         p, "--mujoco window: native, none (headless) or auto (native when DISPLAY is set)"
     )

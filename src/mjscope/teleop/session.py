@@ -24,11 +24,11 @@ from mjscope.bridge.transport.base import Transport
 from mjscope.exceptions import MjscopeError
 from mjscope.paths import check_writable, write_json
 from mjscope.rig import RigCfg, check_rig_cfg, load_rig_cfg, map_prefixes, select_sides
-from mjscope.signals import stop_on_sigterm
+from mjscope.signals import EXIT_INTERRUPTED, stop_on_sigterm
 from mjscope.teleop.build import MODES, build_arm, configure_controller, make_adapter
 from mjscope.teleop.loop import Teleop
 from mjscope.teleop.node import TeleopArm
-from mjscope.teleop.report import CycleLog, arm_report
+from mjscope.teleop.report import CycleLog, arm_report, loop_dict
 from mjscope.teleop.urdf import read_urdf
 from mjscope.teleop.xr.base import XrSource
 
@@ -72,6 +72,8 @@ class TeleopCmdCfg:
         right_addr: ``--real``: right controller ``HOST:PORT``.
         viewer: Mirror window: ``auto``, ``none`` or ``native`` (with ``mujoco``).
         record: Mirror video ``.mp4``/``.gif`` (with ``mujoco``).
+        isolate_faults: A safe stop of one arm leaves the other running (the seed's per-node
+            semantics; exit 1 at the end). Default: both stop and the run ends at once.
     """
 
     arm: str = "both"
@@ -94,6 +96,7 @@ class TeleopCmdCfg:
     right_addr: str | None = None
     viewer: str = "auto"
     record: str | None = None
+    isolate_faults: bool = False
 
 
 def check_cmd_cfg(cfg: TeleopCmdCfg) -> None:
@@ -166,7 +169,8 @@ def run_teleop(cfg: TeleopCmdCfg, con: Console, companion: Companion | None = No
         companion: The mirror for ``--mujoco`` (started on the run's transport).
 
     Returns:
-        0, or 1 when an arm ended in a safe stop (lost feedback, a controller error).
+        0; 1 when an arm ended in a safe stop (lost feedback, a closed connection, a controller
+        error); 130 when Ctrl-C or SIGTERM ended the run (the arms braked to rest first).
 
     Raises:
         MjscopeError: A bad option, config, model, address or output path (checked before any
@@ -200,6 +204,9 @@ def run_teleop(cfg: TeleopCmdCfg, con: Console, companion: Companion | None = No
     if report_path is not None:
         write_json(report_path, report)
     print_summary(con, report, report_path, log_path)
+    _print_end(con, teleop, cfg)
+    if teleop.interrupted:
+        return EXIT_INTERRUPTED
     return 1 if teleop.stopped else 0
 
 
@@ -208,11 +215,21 @@ def _run(teleop: Teleop, cfg: TeleopCmdCfg) -> None:
     for arm in teleop.arms.values():
         configure_controller(arm)
     stop = threading.Event()
-    try:
-        with stop_on_sigterm(stop):
-            teleop.run(cfg.duration, stop)
-    except KeyboardInterrupt:
-        pass  # Ctrl-C ends the run like --duration; the outputs are still written
+    with stop_on_sigterm(stop):
+        teleop.run(cfg.duration, stop, isolate_faults=cfg.isolate_faults)
+
+
+def _print_end(con: Console, teleop: Teleop, cfg: TeleopCmdCfg) -> None:
+    if teleop.fault is not None:
+        side, why = teleop.fault
+        how = (
+            "the other arm kept running (--isolate-faults)"
+            if cfg.isolate_faults
+            else "every arm was stopped and the run ended (--isolate-faults keeps the others)"
+        )
+        con.print(f"[red]teleop: safe stop of the {side} arm: {why}; {how}[/]", soft_wrap=True)
+    if teleop.interrupted:
+        con.print("teleop: interrupted; every arm braked to rest before the last command")
 
 
 def _out(path: str | None, suffix: str) -> Path | None:
@@ -241,18 +258,37 @@ def session_report(
     return {
         "mode": cfg.mode,
         "arm": cfg.arm,
-        "xr": {"kind": cfg.xr, "frames": teleop.frames, "rejects": dict(teleop.xr.rejects)},
+        "xr": xr_dict(cfg, teleop),
         "transport": kind,
-        "loop": {
-            "ticks": lp.ticks,
-            "missed": lp.missed,
-            "over_budget": lp.over_budget,
-            "worst_compute_ms": round(lp.worst_compute_s * 1e3, 3),
-            "duration_s": round(lp.duration_s, 3),
-        },
-        "sides": {name: arm_report(arm) for name, arm in teleop.arms.items()},
+        "loop": loop_dict(lp),
+        "fault_policy": "isolate" if cfg.isolate_faults else "stop_all",
+        "fault": dict(zip(("side", "cause"), teleop.fault, strict=True)) if teleop.fault else None,
+        "interrupted": teleop.interrupted,
+        "sides": {name: side_report(teleop, name) for name in teleop.arms},
         "mujoco": mirror,
     }
+
+
+def xr_dict(cfg: TeleopCmdCfg, teleop: Teleop) -> dict[str, Any]:
+    """The XR input's counters: frames, rejects by reason, superseded datagrams, poll cost."""
+    hub = teleop.hub
+    return {
+        "kind": cfg.xr,
+        "frames": teleop.frames,
+        "rejects": dict(teleop.xr.rejects),
+        "dropped": int(getattr(teleop.xr, "dropped", 0)),
+        "worst_poll_ms": round(hub.worst_poll_s * 1e3, 3) if hub is not None else None,
+        "error": (hub.error or None) if hub is not None else None,
+    }
+
+
+def side_report(teleop: Teleop, side: str) -> dict[str, Any]:
+    """One side's report, with its worker's timing when it ran on one."""
+    r = arm_report(teleop.arms[side])
+    w = teleop.workers.get(side)
+    if w is not None:
+        r["loop"] = loop_dict(w.stats)
+    return r
 
 
 def print_summary(
