@@ -174,6 +174,11 @@ class TeleopArm:
         self._stop_request = why
 
     @property
+    def stop_pending(self) -> bool:
+        """Whether a requested safe stop has not been acted on yet."""
+        return bool(self._stop_request) and not self.stopped
+
+    @property
     def at_rest(self) -> bool:
         """Whether the last command did not move the arm."""
         return self.joints.at_rest

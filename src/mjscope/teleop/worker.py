@@ -133,7 +133,7 @@ class ArmWorker:
         arm = self.arm
         try:
             if self._finish.is_set():
-                if arm.at_rest:
+                if arm.at_rest and not arm.stop_pending:
                     return "end"
                 c = arm.brake(now)
             else:

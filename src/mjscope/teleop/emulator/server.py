@@ -86,7 +86,8 @@ class RmEmulator:
         self._clients: dict[socket.socket, LineFramer] = {}
         self._outbox: list[tuple[float, int, socket.socket | None, bytes]] = []  # None: push
         self.delivery = Delivery(self.faults)
-        self.gone = False  # the controller went away (Faults.disconnect_after_s)
+        self.gone = False  # the controller went away (Faults.disconnect_after_s) ...
+        self.gone_at = float("nan")  # ... at this monotonic time [s]
         self._udp: socket.socket | None = None
         self._seq = itertools.count()
         self._movej_client: socket.socket | None = None
@@ -211,11 +212,11 @@ class RmEmulator:
         """The controller is switched off: close everything, push nothing, accept nobody."""
         assert self._listener is not None
         log.info("rm-emulator: going away (disconnect_after_s)")
-        self.gone = True
+        self.gone, self.gone_at = True, time.monotonic()
+        sel.unregister(self._listener)
+        self._listener.close()  # first: nobody reconnects between the closes
         for c in list(self._clients):
             self._drop(sel, c)
-        sel.unregister(self._listener)
-        self._listener.close()
         self._outbox.clear()
 
     def _accept(self, sel: selectors.BaseSelector) -> None:
