@@ -198,8 +198,13 @@ def run_teleop(cfg: TeleopCmdCfg, con: Console, companion: Companion | None = No
         if companion is not None:
             companion.start(transport, rig)
             stack.callback(lambda: result.update(mirror=companion.stop()))
-        _announce(con, cfg, kind, rig)
-        _run(teleop, cfg)
+        stop = threading.Event()  # SIGTERM sets it: the run ends as on Ctrl-C
+        try:
+            with stop_on_sigterm(stop):
+                _announce(con, cfg, kind, rig)
+                _run(teleop, cfg, stop)
+        except KeyboardInterrupt:  # before the run took it (during it, the arms brake first)
+            teleop.interrupted = True
     report = session_report(cfg, kind, teleop, result.get("mirror"))
     if report_path is not None:
         write_json(report_path, report)
@@ -210,13 +215,11 @@ def run_teleop(cfg: TeleopCmdCfg, con: Console, companion: Companion | None = No
     return 1 if teleop.stopped else 0
 
 
-def _run(teleop: Teleop, cfg: TeleopCmdCfg) -> None:
+def _run(teleop: Teleop, cfg: TeleopCmdCfg, stop: threading.Event) -> None:
     teleop.start(time.monotonic())
     for arm in teleop.arms.values():
         configure_controller(arm)
-    stop = threading.Event()
-    with stop_on_sigterm(stop):
-        teleop.run(cfg.duration, stop, isolate_faults=cfg.isolate_faults)
+    teleop.run(cfg.duration, stop, isolate_faults=cfg.isolate_faults)
 
 
 def _print_end(con: Console, teleop: Teleop, cfg: TeleopCmdCfg) -> None:
