@@ -125,7 +125,7 @@ def test_mock_arm_process_drives_mirror_over_dds_and_takes_reset(tmp_path: Path)
     finally:
         mock.terminate()
         out, _ = mock.communicate(timeout=20)
-    assert "mock left: published" in out and "1 reset(s)" in out
+    assert "mock left: published" in out and "1 reset\n" in out
 
 
 def test_mock_arm_inproc_and_mistakes(capsys) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -17,11 +18,33 @@ if TYPE_CHECKING:  # models imports MuJoCo: commands that need no model (mock-ar
 CfgT = TypeVar("CfgT")
 
 
-def console() -> Console:
-    """A rich console on stdout; plain and 160 columns wide when not a terminal (pipes, CI logs)."""
-    if is_terminal():
-        return Console(highlight=False, soft_wrap=False)
-    return Console(highlight=False, soft_wrap=False, width=160, color_system=None)
+def console(args: argparse.Namespace | None = None) -> Console:
+    """The command's human output: a rich console on stdout.
+
+    With ``--json -`` it writes to stderr (stdout carries the JSON alone); with ``--quiet`` it
+    prints nothing. Not on a terminal (pipes, CI logs) it is plain, ``COLUMNS`` wide (default
+    160), so piped tables fit a reader's window.
+    """
+    to_stderr = getattr(args, "json", None) == "-"
+    quiet = bool(getattr(args, "quiet", False))
+    if (sys.stderr if to_stderr else sys.stdout).isatty():
+        return Console(highlight=False, soft_wrap=False, stderr=to_stderr, quiet=quiet)
+    return Console(
+        highlight=False,
+        soft_wrap=False,
+        width=_env_columns(),
+        color_system=None,
+        stderr=to_stderr,
+        quiet=quiet,
+    )
+
+
+def _env_columns(default: int = 160) -> int:
+    try:
+        cols = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        return default
+    return cols if 20 <= cols <= 1000 else default
 
 
 def is_terminal() -> bool:

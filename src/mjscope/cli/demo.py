@@ -30,17 +30,23 @@ def run(args: argparse.Namespace) -> int:
     for wanted in args.only:
         if wanted not in names:
             raise UnknownNameError("demo part", wanted, names, "Pass --only with one of these")
-    con = console()
+    from mjscope.paths import write_json
+
+    con = console(args)
     root = out_dir(args.out)
     status = 0
+    summary: dict[str, dict[str, object]] = {}
     for mod, name in zip(parts, names, strict=True):
         if args.only and name not in args.only:
             continue
         con.rule(f"demo: {name}")
         written, code = mod.demo(Path(root), con)
         status = max(status, code)
+        summary[name] = {"exit_code": code, "files": [str(p) for p in written]}
         for path in written:
             con.print(f"  wrote {path}")
     con.rule()
     con.print(f"outputs in {root.resolve()}")
+    if args.json is not None:
+        write_json(args.json, {"out": str(root.resolve()), "exit_code": status, "parts": summary})
     return status

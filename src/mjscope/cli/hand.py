@@ -62,7 +62,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--record", default=None, metavar="FILE", help="video .mp4/.gif")
     p.add_argument("--snapshot", default=None, metavar="FILE", help="final pose .png")
     p.add_argument("--duration", type=float, default=None, help="run time [s] (default: forever)")
-    p.add_argument("--report", default=None, metavar="FILE", help="JSON report")
+    p.add_argument("--report", default=None, metavar="FILE", help="same as --json FILE")
     p.set_defaults(func=run)
 
 
@@ -80,8 +80,14 @@ def run(args: argparse.Namespace) -> int:
             f"that is --slew-rad-s {args.slew_rad * ISAAC_PHYSICS_HZ:g}"
         )
 
-    cfg = cfg_from_args(HandCmdCfg, args, load=load_options(args), interactive=is_terminal())
-    return run_hand(cfg, console())
+    cfg = cfg_from_args(
+        HandCmdCfg,
+        args,
+        load=load_options(args),
+        interactive=is_terminal() and not args.quiet,
+        report=args.json or args.report,
+    )
+    return run_hand(cfg, console(args))
 
 
 def demo(out: Path, con: Console) -> tuple[list[Path], int]:

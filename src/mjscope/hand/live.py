@@ -19,6 +19,7 @@ import mujoco
 
 from mjscope.exceptions import OutputError
 from mjscope.hand.bridge import HandBridge
+from mjscope.signals import INTERRUPTS
 from mjscope.sim.viewer import open_viewer
 
 if TYPE_CHECKING:
@@ -86,6 +87,7 @@ def run_live(
         _loop(bridge, opts, viewer, recorder, counter)
         completed = True
     except KeyboardInterrupt:
+        INTERRUPTS.note()
         logger.info("interrupted after %d steps", counter[0])
         completed = True  # Ctrl-C is how a run without --duration ends: keep its recording
     finally:

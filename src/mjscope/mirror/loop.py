@@ -28,6 +28,7 @@ from mjscope.mirror.config import RenderCfg, RigCfg
 from mjscope.mirror.mirror import Mirror
 from mjscope.mirror.sides import SideStatus
 from mjscope.paths import check_writable
+from mjscope.signals import INTERRUPTS
 from mjscope.sim.recording import LiveRecorder
 from mjscope.sim.viewer import check_display, open_viewer
 
@@ -44,6 +45,8 @@ class LoopOptions:
         record: Output ``.mp4``/``.gif`` or ``None``.
         snapshot: Output ``.png`` of the final pose or ``None``.
         console: Where the rich status line goes (a terminal); ``None`` shows none.
+        on_start: Called once the run is under way (Ctrl-C from then on ends it cleanly): the
+            place for the "mirroring …; Ctrl-C ends" line.
     """
 
     duration: float | None = None
@@ -51,6 +54,7 @@ class LoopOptions:
     record: Path | None = None
     snapshot: Path | None = None
     console: Console | None = None
+    on_start: Callable[[], None] | None = None
 
 
 def camera_of(model: mujoco.MjModel) -> str | None:
@@ -106,16 +110,23 @@ def run_loop(
     data = mujoco.MjData(model)
     mirror = Mirror(model, data, rig, render, transport)  # subscribed while GL starts
     recorder = None
-    if opts.record is not None:
-        recorder = LiveRecorder(model, opts.record, render.render_rate_hz, camera=camera_of(model))
     viewer: list[Any] = []  # opened once the mirror is ready: never show the zero pose
     completed, end = False, 0.0
     try:
+        if opts.record is not None:
+            cam = camera_of(model)
+            recorder = LiveRecorder(model, opts.record, render.render_rate_hz, camera=cam)
+        if opts.on_start is not None:
+            opts.on_start()
         end = _loop(mirror, render, opts, viewer, recorder, stop)
-        mirror.update()  # count what arrived during the last tick
-        mirror.stopped_at = time.monotonic()
+        completed = True
+    except KeyboardInterrupt:  # while starting: the run ends here, its report still follows
+        INTERRUPTS.note()
         completed = True
     finally:
+        if completed:
+            mirror.update()  # count what arrived during the last tick
+            mirror.stopped_at = time.monotonic()
         for v in viewer:
             v.close()
         if recorder is not None:
@@ -176,8 +187,8 @@ def _loop(
             if next_tick < time.monotonic():  # fell behind: skip ticks, keep the phase
                 next_tick += period * math.ceil((time.monotonic() - next_tick) / period)
             time.sleep(max(0.0, next_tick - time.monotonic()))
-    except KeyboardInterrupt:
-        pass  # Ctrl-C ends the mirror like closing the viewer; the report is still written
+    except KeyboardInterrupt:  # Ctrl-C ends the mirror like closing the viewer; report follows
+        INTERRUPTS.note()
     finally:
         if live is not None:
             live.stop()
