@@ -72,7 +72,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--left-addr", default=None, metavar="HOST:PORT", help="--real left arm")
     p.add_argument("--right-addr", default=None, metavar="HOST:PORT", help="--real right arm")
     p.add_argument("--duration", type=float, default=None, help="run time [s] (default: Ctrl-C)")
-    p.add_argument("--report", default=None, metavar="FILE", help="write a JSON report")
+    p.add_argument("--report", default=None, metavar="FILE", help="same as --json FILE")
     p.add_argument(
         "--out",
         default=None,
@@ -102,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
     from mjscope.teleop.session import TeleopCmdCfg, run_teleop
 
     if args.demo:
-        con = console()
+        con = console(args)
         written, code = demo(out_dir(args.out or DEMO_OUT), con, args.duration)
         for path in written:
             con.print(f"wrote {path}")
@@ -112,9 +112,9 @@ def run(args: argparse.Namespace) -> int:
     if args.out is not None:
         raise MjscopeError("--out is for --demo; a teleop run writes --report and --log")
     xr = args.xr or ("replay" if args.replay is not None else "udp")
-    cfg = cfg_from_args(TeleopCmdCfg, args, xr=xr)
+    cfg = cfg_from_args(TeleopCmdCfg, args, xr=xr, report=args.json or args.report)
     companion = MirrorCompanion(args) if cfg.mujoco else None
-    return run_teleop(cfg, console(), companion)
+    return run_teleop(cfg, console(args), companion)
 
 
 class MirrorCompanion:

@@ -22,13 +22,14 @@ from rich.console import Console
 from mjscope.bridge.transport import open_transport
 from mjscope.bridge.transport.base import Transport
 from mjscope.exceptions import MjscopeError
-from mjscope.paths import check_writable, write_json
+from mjscope.paths import STDOUT, check_writable, write_json
 from mjscope.rig import RigCfg, check_rig_cfg, load_rig_cfg, map_prefixes, select_sides
-from mjscope.signals import EXIT_INTERRUPTED, stop_on_sigterm
+from mjscope.signals import INTERRUPTS, exit_code, stop_on_sigterm
 from mjscope.teleop.build import MODES, build_arm, configure_controller, make_adapter
 from mjscope.teleop.loop import Teleop
 from mjscope.teleop.node import TeleopArm
 from mjscope.teleop.report import CycleLog, arm_report, loop_dict
+from mjscope.teleop.summary import print_end, print_summary
 from mjscope.teleop.urdf import read_urdf
 from mjscope.teleop.xr.base import XrSource
 
@@ -180,7 +181,7 @@ def run_teleop(cfg: TeleopCmdCfg, con: Console, companion: Companion | None = No
     if cfg.mujoco and companion is None:
         raise MjscopeError("--mujoco needs the mirror; run it through the mjscope command")
     rig = load_rig(cfg)
-    report_path = _out(cfg.report, ".json")
+    report_path = check_writable(cfg.report) if cfg.report == STDOUT else _out(cfg.report, ".json")
     log_path = _out(cfg.log, ".csv")
     root = read_urdf(cfg.urdf)
     kind = cfg.transport or "dds"
@@ -205,14 +206,16 @@ def run_teleop(cfg: TeleopCmdCfg, con: Console, companion: Companion | None = No
                 _run(teleop, cfg, stop)
         except KeyboardInterrupt:  # before the run took it (during it, the arms brake first)
             teleop.interrupted = True
+        if teleop.interrupted:
+            INTERRUPTS.note()
     report = session_report(cfg, kind, teleop, result.get("mirror"))
     if report_path is not None:
         write_json(report_path, report)
     print_summary(con, report, report_path, log_path)
-    _print_end(con, teleop, cfg)
-    if teleop.interrupted:
-        return EXIT_INTERRUPTED
-    return 1 if teleop.stopped else 0
+    print_end(con, teleop.fault, teleop.interrupted, cfg.isolate_faults)
+    # Ctrl-C/SIGTERM always cut a teleop run (130, after the brake): the issue's rule, even
+    # without --duration (unlike a mirror, whose normal end Ctrl-C is).
+    return exit_code(failed=bool(teleop.stopped), endless=False)
 
 
 def _run(teleop: Teleop, cfg: TeleopCmdCfg, stop: threading.Event) -> None:
@@ -220,19 +223,6 @@ def _run(teleop: Teleop, cfg: TeleopCmdCfg, stop: threading.Event) -> None:
     for arm in teleop.arms.values():
         configure_controller(arm)
     teleop.run(cfg.duration, stop, isolate_faults=cfg.isolate_faults)
-
-
-def _print_end(con: Console, teleop: Teleop, cfg: TeleopCmdCfg) -> None:
-    if teleop.fault is not None:
-        side, why = teleop.fault
-        how = (
-            "the other arm kept running (--isolate-faults)"
-            if cfg.isolate_faults
-            else "every arm was stopped and the run ended (--isolate-faults keeps the others)"
-        )
-        con.print(f"[red]teleop: safe stop of the {side} arm: {why}; {how}[/]", soft_wrap=True)
-    if teleop.interrupted:
-        con.print("teleop: interrupted; every arm braked to rest before the last command")
 
 
 def _out(path: str | None, suffix: str) -> Path | None:
@@ -292,27 +282,3 @@ def side_report(teleop: Teleop, side: str) -> dict[str, Any]:
     if w is not None:
         r["loop"] = loop_dict(w.stats)
     return r
-
-
-def print_summary(
-    con: Console, report: dict[str, Any], report_path: Path | None, log_path: Path | None
-) -> None:
-    """Per side: cycles, rate, clutch, resets, IK rejects, clamps, timeouts, safe stop."""
-    for side, r in report["sides"].items():
-        clamps = {k: v for k, v in r["clamps"].items() if v} or "none"
-        con.print(
-            f"{side:>6}: {r['cycles']} cycles ({r['rate_hz']:.1f} Hz), {r['clutch_engagements']} "
-            f"engagements, {r['resets']} resets, QP failures {r['qp_failures']}, clamps {clamps}, "
-            f"XR timeouts {r['xr_timeouts']}, feedback timeouts {r['feedback_timeouts']}",
-            soft_wrap=True,
-        )
-        if r["safe_stop"]:
-            con.print(f"[red]{side}: safe stop: {r['safe_stop']}[/]", soft_wrap=True)
-    mirror = report.get("mujoco")
-    if mirror and mirror.get("error"):
-        con.print(f"[yellow]MuJoCo mirror: {mirror['error']} (teleop was not affected)[/]")
-    if mirror and mirror.get("record"):
-        con.print(f"wrote {mirror['record']}")
-    for p in (report_path, log_path):
-        if p is not None:
-            con.print(f"wrote {p}")
