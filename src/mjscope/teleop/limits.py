@@ -82,6 +82,24 @@ class Workspace:
             return False
         return math.hypot(x - self._ax, y - self._ay) >= self.keepout_radius(z) - _EPS
 
+    def violation(self, p: np.ndarray) -> str:
+        """Which bound ``p`` breaks, in words naming the config key (``""`` when allowed)."""
+        xyz = p.tolist()
+        for axis, v, lo, hi in zip("xyz", xyz, self._lo, self._hi, strict=True):
+            if v < lo - _EPS:
+                return f"{axis} = {v:.3f} m is below workspace_min {axis} = {lo:g} m"
+            if v > hi + _EPS:
+                return f"{axis} = {v:.3f} m is above workspace_max {axis} = {hi:g} m"
+        r, need = math.hypot(xyz[0] - self._ax, xyz[1] - self._ay), self.keepout_radius(xyz[2])
+        if r >= need - _EPS:
+            return ""
+        if need > self.radius:
+            return (
+                f"{r:.3f} m from the torso axis below low_cyl_height {self.low_height:g} m, "
+                f"inside low_cyl_radius_limit {need:g} m"
+            )
+        return f"{r:.3f} m from the torso axis, inside cyl_radius_limit {need:g} m"
+
     def project(self, p: np.ndarray) -> tuple[np.ndarray, tuple[str, ...]]:
         """The nearest allowed point found for ``p`` and the limits that moved it.
 

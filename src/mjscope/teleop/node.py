@@ -11,14 +11,20 @@ not converge → hold the last good command. "Hold" always brakes within ``joint
 every command — stops included — is finite and within every limit. After an XR timeout, and
 after a reset of an arm whose adapter requires it (the real one), the grip must be released
 before the arm moves again. A mock reset drops the anchors and, with the grip still held,
-re-anchors on the next cycle: teleop goes on from the reset pose without a jump.
+re-anchors on the next cycle: teleop goes on from the reset pose without a jump. Engaging from
+rest seeds the limiter and the IK with the measured joints (clamped into the URDF limits), so
+the first command starts from where the arm is, at rest, within the speed/acceleration limits.
+
+Each cycle records its stage times (:mod:`mjscope.teleop.timing`). Another thread may ask for a
+safe stop (:meth:`TeleopArm.request_stop`, the fault policy); the arm acts on it at the start
+of its next cycle. :meth:`TeleopArm.brake` is a cycle that ramps the arm to rest (end of run).
 """
 
 from __future__ import annotations
 
 import logging
 import math
-from typing import NamedTuple
+import time
 
 import numpy as np
 
@@ -26,39 +32,23 @@ from mjscope.bridge.transport.base import Transport
 from mjscope.rig import SideCfg
 from mjscope.teleop.adapters.base import AdapterError, ArmAdapter, Feedback
 from mjscope.teleop.clutch import Clutch
+from mjscope.teleop.cycle import STATES, Cycle
 from mjscope.teleop.ik import ArmIk
 from mjscope.teleop.joint_limits import JointLimiter, JointStep
 from mjscope.teleop.limits import CartesianLimiter, Workspace
 from mjscope.teleop.poses import Pose, canonical
 from mjscope.teleop.publish import ArmPublisher
 from mjscope.teleop.stats import ArmStats
+from mjscope.teleop.timing import ACK, IK, LIMITS, SEND, TARGET, XR, StageLog
 from mjscope.teleop.xr.base import ControllerState
 from mjscope.teleop.xr_input import XrInput
 
 logger = logging.getLogger(__name__)
 
-#: Arm states, as reported per cycle.
-STATES = ("waiting_xr", "idle", "engaged", "xr_timeout", "needs_release", "stopped", "reset")
+__all__ = ["STATES", "Cycle", "TeleopArm"]
 
-
-class Cycle(NamedTuple):
-    """What one cycle of one arm did (a row of ``--log``).
-
-    Attributes:
-        t: Time [s].
-        state: One of :data:`STATES`.
-        grip: Grip value (NaN without XR data).
-        trigger: Trigger value (NaN without XR data).
-        target: The limited end-effector target, or ``None`` when not engaged.
-        q: ``(n,)`` the command sent [rad].
-    """
-
-    t: float
-    state: str
-    grip: float
-    trigger: float
-    target: Pose | None
-    q: np.ndarray
+RESET_HINT = "press X (left) / A (right) to reset to the initial pose"
+_BUTTON = {"left": "X", "right": "A"}
 
 
 class TeleopArm:
@@ -97,6 +87,11 @@ class TeleopArm:
         self._prev_target: Pose | None = None
         self.xr = XrInput(cfg.xr_timeout_s)
         self.out = ArmPublisher(transport, cfg)
+        self.timing = StageLog()
+        self.refused_why = ""  # the bound that refused the last engagement
+        self._stop_request = ""  # a safe stop asked for by another thread
+        self._sent_at: float | None = None  # when the last command left [s, caller's clock]
+        self._ack_after = getattr(adapter, "ack_after", None)
 
     # -- start-up -------------------------------------------------------------------------
 
@@ -120,34 +115,89 @@ class TeleopArm:
 
     # -- one cycle ------------------------------------------------------------------------
 
-    def step(self, now: float, ctrl: ControllerState | None) -> Cycle:
+    def step(self, now: float, ctrl: ControllerState | None, rx: float | None = None) -> Cycle:
         """Run one control cycle.
 
         Args:
             now: Time [s], the clock the adapter's feedback is stamped on.
             ctrl: This side's controller if a new XR frame arrived this cycle, else ``None``.
+            rx: When ``ctrl`` was received [s, same clock] (the ``xr`` stage), if known.
 
         Returns:
             What the cycle did.
         """
-        self.stats.cycle(now)
-        fb = self._feedback(now)
-        self._check_feedback(now, fb)
+        row = self.timing.next()
+        t0 = time.perf_counter()
+        fb = self._begin(now)
         if self.stopped:
             return self._stopped_cycle(now, fb)
+        if ctrl is not None and rx is not None:
+            row[XR] = max(0.0, now - rx)
         ctrl = self._xr(now, ctrl)
         if ctrl is not None and self.xr.primary_pressed(ctrl):
             return self._reset(now, ctrl)
         target: Pose | None = None
         if self._engaged(ctrl, fb):
             assert ctrl is not None
-            step, target = self._track(ctrl)
+            step, target = self._track(ctrl, fb)
             state = "engaged"
         else:
             step, state = self._hold(fb), self._idle_state()
-        sent = self._send(step, now)
-        self._publish(self._feedback(now), step.q if sent else None)
+        self._out(step, now, t0)
         return self._record(now, state, ctrl, target, step.q)
+
+    def _begin(self, now: float) -> Feedback | None:
+        """Count the cycle, act on a requested stop, read and check the feedback."""
+        if self._stop_request and not self.stopped:
+            self._stop(self._stop_request)
+        self.stats.cycle(now)
+        fb = self._feedback(now)
+        if self._sent_at is not None and self._ack_after is not None:
+            ack = self._ack_after(self._sent_at)
+            if ack is not None:
+                self.timing.row[ACK] = ack - self._sent_at
+                self._sent_at = None
+        self._check_feedback(now, fb)
+        return fb
+
+    def _out(self, step: JointStep, now: float, t0: float) -> None:
+        """Send the command, publish state and target; time the ``send`` stage."""
+        t1 = time.perf_counter()
+        sent = self._send(step, now)
+        if sent:
+            self._sent_at = now + (time.perf_counter() - t0)
+        self._publish(self._feedback(now), step.q if sent else None)
+        self.timing.row[SEND] = time.perf_counter() - t1
+
+    def request_stop(self, why: str) -> None:
+        """Ask for a safe stop from another thread; the arm acts on it in its next cycle."""
+        self._stop_request = why
+
+    @property
+    def stop_pending(self) -> bool:
+        """Whether a requested safe stop has not been acted on yet."""
+        return bool(self._stop_request) and not self.stopped
+
+    @property
+    def at_rest(self) -> bool:
+        """Whether the last command did not move the arm."""
+        return self.joints.at_rest
+
+    def brake(self, now: float) -> Cycle:
+        """One cycle of the end of a run: ramp to rest within ``joint_max_acc``, no tracking."""
+        self.timing.next()
+        fb = self._begin(now)
+        if self.stopped:
+            return self._stopped_cycle(now, fb)
+        self.clutch.release()
+        self._prev_target = None
+        sent = False
+        if not self.joints.at_rest:
+            step = self.joints.brake()
+            sent = self._send(step, now)
+            self.ik.set_q(self.joints.q)
+        self._publish(fb, self.joints.q if sent else None)
+        return self._record(now, "braking", None, None, self.joints.q)
 
     def _feedback(self, now: float) -> Feedback | None:
         """The adapter's feedback; a lost one (the adapter raises) is a safe stop."""
@@ -171,6 +221,9 @@ class TeleopArm:
             self._stop("the arm's feedback holds a non-finite angle")
 
     def _stop(self, why: str) -> None:
+        if self.stopped:  # the first cause is the one reported
+            logger.debug("%s arm: also: %s", self.side, why)
+            return
         self.stopped = why
         self.clutch.release()
         logger.error("%s arm: safe stop: %s", self.side, why)
@@ -212,19 +265,30 @@ class TeleopArm:
         if self.needs_release:
             return False
         if not self.clutch.anchored and not self.workspace.contains(self.ik.ee_pose().p):
-            self.stats.engage_refused += 1
-            self.needs_release = True
-            logger.warning(
-                "%s arm: end effector at %s is outside the workspace: not engaging; move it inside "
-                "(or widen workspace_min/max) and press the grip again",
-                self.side,
-                np.round(self.ik.ee_pose().p, 3).tolist(),
-            )
+            self._refuse(self.ik.ee_pose().p)
             return False
         return True
 
-    def _track(self, ctrl: ControllerState) -> tuple[JointStep, Pose]:
+    def _refuse(self, p: np.ndarray) -> None:
+        """Engaging outside the workspace: say which bound, and how to get back."""
+        self.stats.engage_refused += 1
+        self.needs_release = True
+        self.refused_why = self.workspace.violation(p)
+        logger.warning(
+            "%s arm: end effector at %s m is outside the workspace (%s): not engaging; %s "
+            "(%s for this arm), or widen the workspace in the rig config",
+            self.side,
+            np.round(p, 3).tolist(),
+            self.refused_why,
+            RESET_HINT,
+            _BUTTON.get(self.side, "the primary button"),
+        )
+
+    def _track(self, ctrl: ControllerState, fb: Feedback | None) -> tuple[JointStep, Pose]:
+        t0 = time.perf_counter()
         was = self.clutch.anchored
+        if not was and fb is not None and self.joints.at_rest:
+            self._seed(fb.q)  # engage from rest: start where the arm is
         raw = self.clutch.target(Pose(ctrl.pose[:3], canonical(ctrl.pose[3:7])), self.ik.ee_pose)
         if not was or self._prev_target is None:
             self._prev_target = self.clutch.anchor
@@ -232,7 +296,9 @@ class TeleopArm:
         self.stats.engaged_cycles += 1
         limited = self.cartesian.limit(raw, self._prev_target)
         self.stats.clamped(limited.clamps)
+        t1 = time.perf_counter()
         result = self.ik.solve(limited.pose)
+        t2 = time.perf_counter()
         if result.ok:
             self._prev_target = limited.pose
             step = self.joints.step(result.q)
@@ -241,7 +307,15 @@ class TeleopArm:
             step = self.joints.brake()
         self.stats.clamped(step.clamps)
         self.ik.set_q(step.q)
+        row = self.timing.row
+        row[TARGET], row[IK], row[LIMITS] = t1 - t0, t2 - t1, time.perf_counter() - t2
         return step, limited.pose
+
+    def _seed(self, q_measured: np.ndarray) -> None:
+        """The limiter and the IK at the measured joints, clamped into the URDF limits."""
+        q = np.clip(q_measured, self.ik.lower, self.ik.upper)
+        self.joints.reset(q)
+        self.ik.set_q(self.joints.q)
 
     def _hold(self, fb: Feedback | None) -> JointStep:
         self.clutch.release()
@@ -295,7 +369,7 @@ class TeleopArm:
     ) -> Cycle:
         grip = ctrl.grip if ctrl is not None else float("nan")
         trigger = ctrl.trigger if ctrl is not None else float("nan")
-        return Cycle(now, state, grip, trigger, target, q)
+        return Cycle(now, state, grip, trigger, target, q, self.timing.last())
 
     def close(self) -> None:
         """Close the adapter and the publishers (never moves the arm)."""
