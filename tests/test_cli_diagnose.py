@@ -312,7 +312,7 @@ def test_default_ctrl_holds_the_quadruped_and_zero_says_why_it_collapses(tmp_pat
     js = tmp_path / "r.json"
     assert main(["diagnose", "quadruped", "--steps", "1500", "--json", str(js)]) == 0
     out = capsys.readouterr().out
-    assert "control used: hold (servos at the initial pose, motors 0) (12 actuators)" in out
+    assert "control used: hold: position servo at its start target (12 actuators)" in out
     r = json.loads(js.read_text())
     assert r["rollout"]["ctrl"] == "hold" and r["check_counts"]["warning"] == 0
     assert {c["name"]: c for c in r["rollout"]["columns"]}["com_z"]["final"] > 0.2

@@ -13,6 +13,7 @@ import mujoco
 
 from mjscope.diagnose.controls import DEFAULT_CTRL
 from mjscope.diagnose.diagnosis import FAIL_ON
+from mjscope.diagnose.episode import KEY_AUTO
 from mjscope.diagnose.probes.vectors import parse_columns
 from mjscope.diagnose.rollout import RolloutCfg, check_steps, steps_for
 from mjscope.exceptions import ConfigError
@@ -33,7 +34,8 @@ class DiagnoseCmdCfg:
             YAML map per actuator (:mod:`mjscope.diagnose.controls`).
         seed: Noise seed.
         noise_scale: Fraction of the half ctrlrange used by ``noise`` [1].
-        key: Keyframe name or index to reset to (``None``: ``qpos0``).
+        key: Where the rollout starts: ``auto`` (the default: the model's first keyframe,
+            ``qpos0`` when it has none), ``none`` (``qpos0``), a keyframe name or index.
         inverse: Also record the forward/inverse consistency (costly).
         csv: CSV file to stream the per-step rows to (a sweep: the stem of one file per run).
         contacts: Long-format per-contact CSV, one row per contact per step (a sweep: a stem).
@@ -61,7 +63,7 @@ class DiagnoseCmdCfg:
     ctrl: str = DEFAULT_CTRL
     seed: int = 0
     noise_scale: float = 1.0
-    key: str | None = None
+    key: str | None = KEY_AUTO
     inverse: bool = False
     csv: str | None = None
     contacts: str | None = None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +15,10 @@ from mjscope.diagnose.report import build_report
 from mjscope.diagnose.rollout import (
     RolloutCfg,
     RolloutResult,
+    key_label,
     mujoco_warnings_to_logging,
     reset,
+    resolve_key,
     run_rollout,
 )
 from mjscope.diagnose.summary import actuator_table, model_summary
@@ -55,10 +57,9 @@ def diagnose(
     """
     summary = model_summary(model)
     findings = static_checks(model) + source_checks(model, source)
-    data = mujoco.MjData(model)
-    with mujoco_warnings_to_logging():
-        reset(model, data, cfg.key)
-    findings += initial_state_checks(model, data)
+    key = resolve_key(model, cfg.key)
+    start = key_label(model, key)
+    findings += start_checks(model, key)
     result = run_rollout(model, cfg)
     findings += rollout_checks(model, result)
     files: dict[str, str] = {}
@@ -76,6 +77,7 @@ def diagnose(
         "ctrl_description": result.probes.get("ctrl_used", {}).get("description", ""),
         "seed": cfg.seed,
         "key": cfg.key,
+        "start": start,
         "inverse": cfg.inverse,
         "divergence": result.divergence,
         "warnings": result.warnings,
@@ -84,6 +86,36 @@ def diagnose(
     }
     report = build_report(label, summary, actuator_table(model), rollout, findings, files)
     return Diagnosis(report, findings, result)
+
+
+def start_checks(model: mujoco.MjModel, key: int | None) -> list[Finding]:
+    """The initial-state rules at the start; from a keyframe, ``qpos0``'s findings as notes.
+
+    A finding that exists at ``qpos0`` but not at the keyframe the rollout starts from (a
+    quadruped whose legs overlap the floor in its zero pose) is kept as ``info``, saying so
+    and naming the keyframe: it is what ``--key none`` would run into, not this rollout.
+    """
+    data = mujoco.MjData(model)
+    with mujoco_warnings_to_logging():
+        reset(model, data, None if key is None else str(key))
+    here = initial_state_checks(model, data)
+    if key is None:
+        return here
+    with mujoco_warnings_to_logging():
+        reset(model, data, None)
+    seen = {(f.code, f.element) for f in here}
+    label = key_label(model, key)
+    only0 = [
+        replace(
+            f,
+            severity="info",
+            message=f"only at qpos0 ({label}, where the rollout starts, is clear): {f.message}",
+            fix=f"nothing to do when you start from {label}; else: {f.fix}",
+        )
+        for f in initial_state_checks(model, data)
+        if (f.code, f.element) not in seen and f.severity != "info"
+    ]
+    return here + only0
 
 
 def exit_code(findings: list[Finding], fail_on: str = "error") -> int:

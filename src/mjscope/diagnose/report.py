@@ -130,7 +130,12 @@ def _actuators(rows: list[dict[str, Any]], con: Console) -> None:
 def _rollout(r: dict[str, Any], con: Console) -> None:
     con.print(
         f"rollout: {r['steps_done']}/{r['steps']} steps, t={r['time']:.4g} s, ctrl={r['ctrl']}"
-        f" (seed {r['seed']}){', key ' + r['key'] if r.get('key') else ''}"
+        f" (seed {r['seed']}), from {r.get('start', 'qpos0')}"
+        + (
+            " (--key auto: the model's first keyframe)"
+            if r.get("key") == "auto" and r.get("start", "qpos0") != "qpos0"
+            else ""
+        )
     )
     if r.get("ctrl_description"):
         con.print(f"  control used: {r['ctrl_description']}")

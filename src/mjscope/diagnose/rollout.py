@@ -31,12 +31,15 @@ from mjscope.diagnose.controls import (
     parse_ctrl,
 )
 from mjscope.diagnose.episode import (
+    KEY_AUTO,
     check_steps,
     divergence_info,
     free_body_heights,
     key_id,
+    key_label,
     mujoco_warnings_to_logging,
     reset,
+    resolve_key,
     steps_for,
 )
 from mjscope.diagnose.outputs import Interrupted
@@ -70,9 +73,11 @@ __all__ = [
     "divergence_info",
     "free_body_heights",
     "key_id",
+    "key_label",
     "mujoco_warnings_to_logging",
     "probes_for",
     "reset",
+    "resolve_key",
     "run_rollout",
     "steps_for",
 ]
@@ -90,7 +95,8 @@ class RolloutCfg:
             (:mod:`mjscope.diagnose.controls`).
         seed: Noise seed.
         noise_scale: Fraction of the half ctrlrange used by ``noise`` [1].
-        key: Keyframe name or index to reset to (``None``: ``qpos0``).
+        key: Where the rollout starts: ``auto`` (the model's first keyframe, ``qpos0`` when
+            it has none), ``none`` or ``None`` (``qpos0``), a keyframe name or index.
         inverse: Also record the forward/inverse consistency (costly).
         csv: CSV path (``None``: no file).
         block_rows: Recorder block size [rows]. Short blocks keep the forked CSV writer
@@ -108,7 +114,7 @@ class RolloutCfg:
     ctrl: str = DEFAULT_CTRL
     seed: int = 0
     noise_scale: float = 1.0
-    key: str | None = None
+    key: str | None = KEY_AUTO
     inverse: bool = False
     csv: str | Path | None = None
     block_rows: int = 1024
@@ -200,7 +206,7 @@ def run_rollout(
         raise
     rec.close()
     result = _result(model, data, rec, probes, rec.steps)
-    result.probes["ctrl_used"] = ctrl_report(specs)
+    result.probes["ctrl_used"] = ctrl_report(model, specs)
     result.probes["wall_per_step_s"] = stepping / max(rec.steps, 1)
     end = free_body_heights(model, data)
     result.probes["free_bodies"] = [
@@ -233,6 +239,7 @@ def _loop(
     first = plan.block(0)
     noise: np.ndarray | None = None if plan.constant else first
     ctrl[:] = first[0]
+    hold = plan.feedback
     wn = memoryview(data.warning.number)  # Python ints, indexed by mjtWarning
     w = mujoco.mjtWarning
     qpos_w, qvel_w, qacc_w = int(w.mjWARN_BADQPOS), int(w.mjWARN_BADQVEL), int(w.mjWARN_BADQACC)
@@ -244,6 +251,8 @@ def _loop(
         for _ in range(cfg.steps):
             if noise is not None:
                 ctrl[:] = noise[i]
+            if hold is not None:
+                hold(ctrl)
             t0 = clock()
             step(model, data)
             stepping += clock() - t0
