@@ -95,6 +95,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="compare: tolerance per value; --baseline: per column, of its range (default 1e-9)",
     )
     p.add_argument("--quiet", action="store_true", help="print only findings and the verdict")
+    p.add_argument(
+        "--verbose",
+        dest="per_element",
+        action="store_true",
+        help="one findings line per element (default: one per code and family; JSON has all)",
+    )
     from mjscope.cli._common import add_executor_arguments, add_model_arguments
 
     add_executor_arguments(p)  # sweep runs: --jobs, --ray

@@ -50,6 +50,8 @@ class DiagnoseCmdCfg:
         executor: Where sweep runs go: ``--jobs`` local processes (default one per CPU) or
             ``--ray`` (:class:`~mjscope.runner.ExecutorCfg`).
         quiet: Print only the findings and the verdict (or only the sweep table).
+        per_element: ``--verbose``: one findings line per element (default: one per code
+            and family of elements; the JSON keeps every element either way).
 
     Raises:
         ConfigError: ``fail_on`` is not one of ``error``, ``warning``, ``never``.
@@ -76,6 +78,7 @@ class DiagnoseCmdCfg:
     fail_on: str = "error"
     executor: ExecutorCfg = field(default_factory=ExecutorCfg)
     quiet: bool = False
+    per_element: bool = False
 
     def __post_init__(self) -> None:
         if self.fail_on not in FAIL_ON:

@@ -25,7 +25,7 @@ from mjscope.diagnose.config import CompareCfg, DiagnoseCmdCfg
 from mjscope.diagnose.diagnosis import diagnose, exit_code
 from mjscope.diagnose.outputs import Interrupted, sigterm_as_interrupt
 from mjscope.diagnose.plots import plot_overlay, plot_series
-from mjscope.diagnose.report import render, write_json
+from mjscope.diagnose.report import finding_lines, render, write_json
 from mjscope.diagnose.sweep import SweepRun, parse_set, run_sweeps, summary_row
 from mjscope.diagnose.sweep_plots import plot_sweep_summary
 from mjscope.exceptions import ConfigError
@@ -71,10 +71,10 @@ def _run_single(cfg: DiagnoseCmdCfg, con: Console) -> int:
         write_json(dg.report, cfg.json)
         dg.report["files"]["json"] = cfg.json
     if cfg.quiet:
-        for f in dg.findings:
-            con.print(f"{f.severity}: {f.code} {f.element}: {f.message}")
+        for line in finding_lines(dg.report, cfg.per_element):
+            con.print(line, markup=False, highlight=False)
     else:
-        render(dg.report, con)
+        render(dg.report, con, cfg.per_element)
     code = exit_code(dg.findings, cfg.fail_on)
     if cfg.baseline:
         assert rcfg.csv is not None
