@@ -21,6 +21,7 @@ from mjscope.diagnose.rollout import (
     resolve_key,
     run_rollout,
 )
+from mjscope.diagnose.source_map import locate
 from mjscope.diagnose.summary import actuator_table, model_summary
 
 FAIL_ON = ("error", "warning", "never")
@@ -62,6 +63,7 @@ def diagnose(
     findings += start_checks(model, key)
     result = run_rollout(model, cfg)
     findings += rollout_checks(model, result)
+    findings = locate(findings, model, source)
     files: dict[str, str] = {}
     if cfg.csv is not None:
         files["csv"] = str(cfg.csv)
