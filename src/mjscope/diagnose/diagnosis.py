@@ -9,12 +9,14 @@ from typing import Any
 import mujoco
 
 from mjscope.diagnose.checks import Finding, initial_state_checks, rollout_checks, static_checks
+from mjscope.diagnose.checks.messages import message_findings
 from mjscope.diagnose.checks.source import source_checks
 from mjscope.diagnose.plots import plot_rollout
 from mjscope.diagnose.report import build_report
 from mjscope.diagnose.rollout import (
     RolloutCfg,
     RolloutResult,
+    collect_mujoco_warnings,
     key_label,
     mujoco_warnings_to_logging,
     reset,
@@ -42,6 +44,7 @@ def diagnose(
     cfg: RolloutCfg,
     plot_dir: str | Path | None = None,
     source: str | Path | None = None,
+    load_messages: list[str] | None = None,
 ) -> Diagnosis:
     """Diagnose a compiled model.
 
@@ -52,6 +55,8 @@ def diagnose(
         plot_dir: Folder for PNG plots (``None``: no plots).
         source: The model's file, for the rules on its source (``<default>`` classes, what a
             URDF lacks); ``None`` or a bundled name: none.
+        load_messages: MuJoCo's compiler messages captured while the model loaded
+            (:func:`~mjscope.diagnose.episode.collect_mujoco_warnings`).
 
     Returns:
         The diagnosis.
@@ -61,8 +66,10 @@ def diagnose(
     key = resolve_key(model, cfg.key)
     start = key_label(model, key)
     findings += start_checks(model, key)
-    result = run_rollout(model, cfg)
+    with collect_mujoco_warnings() as runtime:
+        result = run_rollout(model, cfg)
     findings += rollout_checks(model, result)
+    findings += message_findings(list(load_messages or ()), runtime)
     findings = locate(findings, model, source)
     files: dict[str, str] = {}
     if cfg.csv is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import math
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -23,19 +24,51 @@ from mjscope.exceptions import ConfigError
 logger = logging.getLogger("mjscope.diagnose.rollout")
 
 
+_COLLECTORS: list[list[str]] = []  # open collect_mujoco_warnings() lists, innermost last
+
+
 @contextlib.contextmanager
 def mujoco_warnings_to_logging() -> Iterator[None]:
     """Route MuJoCo's warning text to ``logging`` (not ``MUJOCO_LOG.TXT`` in the cwd).
 
     Logged at INFO (``-v`` shows it): the report already carries every warning, as its
-    counters and the DIVERGED / MUJOCO_WARNING findings.
+    counters and the DIVERGED / MUJOCO_WARNING findings. Each message also goes to every
+    open :func:`collect_mujoco_warnings` list.
     """
     previous = mujoco.get_mju_user_warning()
-    mujoco.set_mju_user_warning(lambda msg: logger.info("MuJoCo: %s", msg))
+    mujoco.set_mju_user_warning(_handle)
     try:
         yield
     finally:
         mujoco.set_mju_user_warning(previous)
+
+
+def _handle(msg: str) -> None:
+    logger.info("MuJoCo: %s", msg)
+    for sink in _COLLECTORS:
+        sink.append(str(msg))
+
+
+@contextlib.contextmanager
+def collect_mujoco_warnings() -> Iterator[list[str]]:
+    """Capture MuJoCo's warning messages (compiler and runtime) into a list, not stderr.
+
+    Both channels: ``mju_user_warning`` (the engine, ``MjModel.from_xml_*``) and the Python
+    ``UserWarning`` that ``MjSpec.compile`` turns compiler warnings into.
+    """
+    sink: list[str] = []
+    _COLLECTORS.append(sink)
+    try:
+        with mujoco_warnings_to_logging(), warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", UserWarning)
+            yield sink
+        for w in caught:
+            if issubclass(w.category, UserWarning):
+                _handle(str(w.message))
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    finally:
+        _COLLECTORS.remove(sink)
 
 
 KEY_AUTO = "auto"

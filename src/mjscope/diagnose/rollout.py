@@ -33,6 +33,7 @@ from mjscope.diagnose.controls import (
 from mjscope.diagnose.episode import (
     KEY_AUTO,
     check_steps,
+    collect_mujoco_warnings,
     divergence_info,
     free_body_heights,
     key_id,
@@ -69,6 +70,7 @@ __all__ = [
     "RolloutCfg",
     "RolloutResult",
     "check_steps",
+    "collect_mujoco_warnings",
     "default_probes",
     "divergence_info",
     "free_body_heights",

@@ -23,6 +23,7 @@ from mjscope.diagnose.baseline import check_baseline
 from mjscope.diagnose.compare import compare, rank_columns, read_csv, read_units
 from mjscope.diagnose.config import CompareCfg, DiagnoseCmdCfg
 from mjscope.diagnose.diagnosis import diagnose, exit_code
+from mjscope.diagnose.episode import collect_mujoco_warnings
 from mjscope.diagnose.outputs import Interrupted, sigterm_as_interrupt
 from mjscope.diagnose.plots import plot_overlay, plot_series
 from mjscope.diagnose.report import finding_lines, render, write_json
@@ -62,11 +63,12 @@ def _check_outputs(cfg: DiagnoseCmdCfg) -> None:
 
 def _run_single(cfg: DiagnoseCmdCfg, con: Console) -> int:
     _check_outputs(cfg)
-    model = load(cfg.model, cfg.load_options)
+    with collect_mujoco_warnings() as compiler:
+        model = load(cfg.model, cfg.load_options)
     rcfg = cfg.rollout_cfg(model)
     if cfg.baseline and rcfg.csv is None:
         rcfg = replace(rcfg, csv=str(ensure_dir(cfg.baseline, "baseline folder") / "last.csv"))
-    dg = diagnose(model, cfg.model, rcfg, cfg.plot, source=cfg.model)
+    dg = diagnose(model, cfg.model, rcfg, cfg.plot, source=cfg.model, load_messages=compiler)
     if cfg.json:
         write_json(dg.report, cfg.json)
         dg.report["files"]["json"] = cfg.json
