@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from mjscope.config import from_dict, read_yaml
+from mjscope.config import MAX_YAML_BYTES, from_dict, load_yaml_text, read_yaml
 from mjscope.exceptions import ConfigError
 
 
@@ -67,3 +67,25 @@ def test_read_yaml_binary_file_is_a_config_error(tmp_path: Path) -> None:
     binary.write_bytes(b"\xff\xfe: 1\n")
     with pytest.raises(ConfigError, match="not UTF-8 text"):
         read_yaml(binary)
+
+
+def test_yaml_nested_10000_deep_is_one_line_error(tmp_path: Path) -> None:
+    p = tmp_path / "deep.yaml"
+    p.write_text("a: " + "[" * 10000 + "]" * 10000 + "\n")
+    with pytest.raises(ConfigError, match=r"nests deeper than 64 levels at line 1; .*flatten"):
+        read_yaml(p)
+
+
+def test_yaml_over_the_size_cap_is_refused_before_parsing(tmp_path: Path) -> None:
+    p = tmp_path / "big.yaml"
+    with p.open("wb") as f:  # sparse: 17 MiB without writing them
+        f.truncate(MAX_YAML_BYTES + 2**20)
+    with pytest.raises(ConfigError, match=r"17 MiB, over the 16 MiB YAML limit"):
+        read_yaml(p)
+
+
+def test_yaml_text_keeps_ordinary_documents() -> None:
+    assert load_yaml_text("a: [1, {b: 2}]\n", "x") == {"a": [1, {"b": 2}]}
+    assert load_yaml_text("- 1\n- 2\n", "x") == [1, 2]
+    with pytest.raises(ConfigError, match=r"x is not valid YAML at line 2: fix the syntax"):
+        load_yaml_text("a: [1,\n", "x")

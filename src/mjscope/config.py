@@ -20,8 +20,93 @@ from mjscope.exceptions import ConfigError
 T = TypeVar("T")
 
 
+MAX_YAML_BYTES = 16 * 1024 * 1024
+"""Largest YAML file any command reads [bytes]; a larger one is refused before parsing."""
+
+MAX_YAML_DEPTH = 64
+"""Deepest nesting of mappings and lists a YAML file may have (ours nest 4 deep at most)."""
+
+
+class _TooDeep(yaml.YAMLError):
+    """A document nested deeper than :data:`MAX_YAML_DEPTH`."""
+
+
+class _CappedLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that refuses nesting deeper than :data:`MAX_YAML_DEPTH`."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self._depth += 1
+        try:
+            if self._depth > MAX_YAML_DEPTH:
+                mark = self.peek_event().start_mark
+                raise _TooDeep(f"nests deeper than {MAX_YAML_DEPTH} levels at line {mark.line + 1}")
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+def load_yaml_text(text: str, where: str) -> Any:
+    """Parse YAML text with the safe loader behind the size and depth caps.
+
+    Args:
+        text: The document.
+        where: The file (or option) it came from, for messages.
+
+    Returns:
+        The parsed document (any YAML value; ``None`` for an empty one).
+
+    Raises:
+        ConfigError: Too large, nested too deep, or not valid YAML.
+    """
+    if len(text) > MAX_YAML_BYTES:
+        raise ConfigError(
+            f"{where} is {len(text) / 2**20:.0f} MiB, over the {MAX_YAML_BYTES // 2**20} MiB "
+            "YAML limit; pass a smaller file"
+        )
+    try:
+        return yaml.load(text, Loader=_CappedLoader)
+    except RecursionError as e:  # pragma: no cover - the depth cap fires first
+        raise ConfigError(f"{where} is nested too deep to read; flatten it") from e
+    except _TooDeep as e:
+        raise ConfigError(f"{where} {e}; no mjscope file needs that, flatten it") from e
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        if mark is None:
+            raise ConfigError(f"{where} is not valid YAML ({e}): fix the file") from e
+        raise ConfigError(
+            f"{where} is not valid YAML at line {mark.line + 1}: fix the syntax"
+        ) from e
+
+
+def read_yaml_any(path: str | Path) -> Any:
+    """Read a YAML file (any top-level value) through the caps of :func:`load_yaml_text`.
+
+    Raises:
+        ConfigError: The file is missing, unreadable, too large, too deep or not YAML.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"config file {str(p)!r} not found; pass an existing YAML file")
+    try:
+        size = p.stat().st_size
+        if size > MAX_YAML_BYTES:
+            raise ConfigError(
+                f"config file {str(p)!r} is {size / 2**20:.0f} MiB, over the "
+                f"{MAX_YAML_BYTES // 2**20} MiB YAML limit; pass a smaller file"
+            )
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:  # no permission, or a binary file
+        why = e.strerror if isinstance(e, OSError) else "not UTF-8 text"
+        raise ConfigError(f"cannot read config file {str(p)!r}: {why}; pass a YAML file") from e
+    return load_yaml_text(text, f"config file {str(p)!r}")
+
+
 def read_yaml(path: str | Path) -> dict[str, Any]:
-    """Read a YAML mapping from a file.
+    """Read a YAML mapping from a file (size and depth capped).
 
     Args:
         path: File to read.
@@ -30,24 +115,15 @@ def read_yaml(path: str | Path) -> dict[str, Any]:
         The top-level mapping (empty for an empty file).
 
     Raises:
-        ConfigError: The file is missing, unreadable, not YAML, or not a mapping.
+        ConfigError: The file is missing, unreadable, too large, too deep, not YAML, or not a
+            mapping.
     """
-    p = Path(path)
-    if not p.is_file():
-        raise ConfigError(f"config file {str(p)!r} not found; pass an existing YAML file")
-    try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as e:  # no permission, or a binary file
-        why = e.strerror if isinstance(e, OSError) else "not UTF-8 text"
-        raise ConfigError(f"cannot read config file {str(p)!r}: {why}; pass a YAML file") from e
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        raise ConfigError(f"config file {str(p)!r} is not valid YAML{where}: fix the syntax") from e
+    data = read_yaml_any(path)
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise ConfigError(f"config file {str(p)!r} must hold a mapping, got {type(data).__name__}")
+        p = str(Path(path))
+        raise ConfigError(f"config file {p!r} must hold a mapping, got {type(data).__name__}")
     return data
 
 

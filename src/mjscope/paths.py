@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from mjscope.exceptions import OutputError
+
+STDOUT = "-"
+"""The path that means "standard output" (``--json -``)."""
 
 
 def ensure_dir(path: str | Path, what: str = "output folder") -> Path:
@@ -34,7 +38,7 @@ def ensure_dir(path: str | Path, what: str = "output folder") -> Path:
 
 
 def check_writable(path: str | Path) -> Path:
-    """Make sure a file's folder exists (creating it) and can be written.
+    """Make sure a file's folder exists (creating it) and can be written (``-``: stdout).
 
     Args:
         path: The file to be written.
@@ -46,6 +50,8 @@ def check_writable(path: str | Path) -> Path:
         OutputError: The path is a folder, or its folder cannot be created or written.
     """
     p = Path(path)
+    if str(path) == STDOUT:  # ``--json -``: standard output, nothing to check
+        return p
     if p.is_dir():
         raise OutputError(f"{str(p)!r} is a folder; give a file name inside it")
     ensure_dir(p.parent, "folder")
@@ -123,14 +129,15 @@ def atomic_path(path: str | Path, suffix: str | None = None) -> Iterator[Path]:
     move_into_place(tmp, p)
 
 
-def write_text(path: str | Path, text: str) -> Path:
-    """Write a text file whole: into a partial file beside it, then renamed over it.
+def write_bytes(path: str | Path, content: bytes) -> Path:
+    """Write a file whole: into a partial file beside it, then renamed over it.
 
-    An earlier file of that name is replaced only once the new one is complete.
+    An earlier file of that name is replaced only once the new one is complete; a failed write
+    (a full disk) removes the partial file and raises one clear error.
 
     Args:
         path: The file to write.
-        text: Its content.
+        content: Its bytes.
 
     Returns:
         The file path as a ``Path``.
@@ -139,10 +146,27 @@ def write_text(path: str | Path, text: str) -> Path:
         OutputError: The file cannot be written.
     """
     with atomic_path(path) as tmp:
-        tmp.write_text(text, encoding="utf-8")
+        tmp.write_bytes(content)
     return Path(path)
 
 
+def write_text(path: str | Path, text: str) -> Path:
+    """Write a UTF-8 text file whole, as :func:`write_bytes` does.
+
+    Raises:
+        OutputError: The file cannot be written.
+    """
+    return write_bytes(path, text.encode("utf-8"))
+
+
 def write_json(path: str | Path, obj: Any, default: Callable[[Any], Any] | None = None) -> Path:
-    """Write ``obj`` as indented JSON with :func:`write_text` (``default`` as in ``json.dumps``)."""
-    return write_text(path, json.dumps(obj, indent=2, default=default) + "\n")
+    """Write ``obj`` as indented JSON with :func:`write_text` (``default`` as in ``json.dumps``).
+
+    ``path`` ``"-"`` writes it to standard output instead (``--json -``).
+    """
+    text = json.dumps(obj, indent=2, default=default) + "\n"
+    if str(path) == STDOUT:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return Path(STDOUT)
+    return write_text(path, text)

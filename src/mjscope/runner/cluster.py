@@ -7,7 +7,9 @@ not to (facts/ray.md), so the head, its workers and the driver all get
 (``RAY_AUTH_MODE=token``; the token never touches the user's ``~/.ray``), its own temporary
 folder, and its own process group: :meth:`LocalRayCluster.stop` asks the ``ray start --block``
 process to end its head, then kills whatever is left of that group only, never another Ray on
-the machine (``ray stop`` would end them all).
+the machine (``ray stop`` would end them all). A small watchdog process ends that group too
+when the process that started the head dies without stopping it (``kill -9``, a crashed test
+session), so no head outlives its run.
 """
 
 from __future__ import annotations
@@ -54,6 +56,34 @@ def is_loopback(address: str) -> bool:
     return host in ("127.0.0.1", "localhost", "::1")
 
 
+# The watchdog: argv = [parent pid, head process group, temp folder]. Polls the parent; when it
+# is gone, ends the head's group (SIGTERM, then SIGKILL) and removes the folder. Standard
+# library only, so it starts in a few milliseconds.
+_WATCHDOG = """
+import os, shutil, signal, sys, time
+parent, group, temp = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+while alive(parent) and os.getppid() == parent:
+    time.sleep(0.5)
+for sig, wait in ((signal.SIGTERM, 10.0), (signal.SIGKILL, 0.0)):
+    try:
+        os.killpg(group, sig)
+    except ProcessLookupError:
+        break
+    end = time.monotonic() + wait
+    while time.monotonic() < end and alive(group):
+        time.sleep(0.2)
+shutil.rmtree(temp, ignore_errors=True)
+"""
+
+
 def _ray_executable() -> str:
     beside = Path(sys.executable).with_name("ray")
     found = str(beside) if beside.exists() else shutil.which("ray")
@@ -88,6 +118,7 @@ class LocalRayCluster:
         self.env: dict[str, str] = {}
         self.address = ""
         self._proc: subprocess.Popen[bytes] | None = None
+        self._watchdog: subprocess.Popen[bytes] | None = None
         self._temp: str | None = None
 
     def start(self) -> LocalRayCluster:
@@ -109,6 +140,11 @@ class LocalRayCluster:
             stdin=subprocess.DEVNULL, start_new_session=True,
         )  # fmt: skip
         log.close()
+        self._watchdog = subprocess.Popen(
+            [sys.executable, "-c", _WATCHDOG, str(os.getpid()), str(self._proc.pid), self._temp],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )  # fmt: skip
         self.address = f"{LOOPBACK}:{port}"
         self._wait_ready(port)
         LocalRayCluster.started[self.address] = self
@@ -133,6 +169,10 @@ class LocalRayCluster:
         """End the head's process group (and nothing else); remove its temporary folder."""
         proc, self._proc = self._proc, None
         LocalRayCluster.started.pop(self.address, None)
+        watchdog, self._watchdog = self._watchdog, None
+        if watchdog is not None:  # stopped on purpose: the watchdog has nothing left to do
+            watchdog.kill()
+            watchdog.wait()
         if proc is not None:
             proc.terminate()  # `ray start --block` ends its head's processes on SIGTERM
             try:

@@ -15,7 +15,7 @@ import mujoco
 import numpy as np
 
 from mjscope.exceptions import MjscopeError, UnknownNameError
-from mjscope.paths import check_writable, move_into_place, output_error, part_path
+from mjscope.paths import check_writable, write_bytes
 from mjscope.sim._output import quiet_third_party
 from mjscope.sim.video import VideoRecorder, write_video
 
@@ -155,14 +155,8 @@ def save_png(image: np.ndarray, path: str | Path) -> Path:
 
     p = check_writable(path)
     quiet_third_party()
-    part = part_path(p)
-    try:
-        iio.imwrite(part, image, extension=".png")
-    except OSError as e:
-        part.unlink(missing_ok=True)
-        raise output_error(p, e.strerror or str(e)) from e
-    move_into_place(part, p)
-    return p
+    encoded = iio.imwrite("<bytes>", image, extension=".png")  # in memory: no half-open file
+    return write_bytes(p, encoded)
 
 
 def render_png(
