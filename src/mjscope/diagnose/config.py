@@ -112,6 +112,7 @@ class DiagnoseCmdCfg:
             csv=self.csv,
             contacts=self.contacts,
             columns=parse_columns(self.columns),
+            progress=False if self.quiet else None,
         )
 
 

@@ -28,8 +28,8 @@ from typing import Any, NamedTuple
 
 import mujoco
 import numpy as np
-import yaml
 
+from mjscope.config import read_yaml_any
 from mjscope.diagnose.hold import HOLD_LABELS, MotorHold, hold_mode, target_ctrl
 from mjscope.exceptions import ConfigError
 
@@ -133,9 +133,9 @@ def parse_ctrl(model: mujoco.MjModel, ctrl: str) -> list[Spec]:
 
 def _from_yaml(model: mujoco.MjModel, path: Path) -> list[Spec]:
     try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as e:
-        raise ConfigError(f"--ctrl {str(path)!r}: cannot read it as YAML ({e})") from e
+        doc = read_yaml_any(path)
+    except ConfigError as e:
+        raise ConfigError(f"--ctrl {str(path)!r}: {e}") from e
     if not isinstance(doc, dict):
         raise ConfigError(f"--ctrl {str(path)!r}: expected a map 'actuator name: spec'")
     names = [

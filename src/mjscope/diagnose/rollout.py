@@ -63,6 +63,7 @@ from mjscope.diagnose.probes.base import Reader
 from mjscope.diagnose.probes.vectors import VectorProbe, parse_columns
 from mjscope.diagnose.recording import Recorder
 from mjscope.exceptions import OutputError
+from mjscope.progress import RunProgress
 
 logger = logging.getLogger(__name__)
 
@@ -110,6 +111,9 @@ class RolloutCfg:
             summary and ``CONTACT_SLIP``); 0 turns the capture off.
         columns: Extra CSV columns: any of ``qpos``, ``qvel``, ``sensordata``
             (:mod:`mjscope.diagnose.probes.vectors`).
+        progress: Show a progress line (steps, sim time, rate, ETA) once the rollout has run
+            :data:`PROGRESS_AFTER_S`: ``None`` only on a terminal, ``False`` never
+            (``--quiet``), ``True`` always.
     """
 
     steps: int = 2000
@@ -123,6 +127,10 @@ class RolloutCfg:
     contacts: str | Path | None = None
     contact_every: int = 10
     columns: tuple[str, ...] = ()
+    progress: bool | None = None
+
+
+PROGRESS_AFTER_S = 2.0  # a rollout shows its progress line once it has run this long [s]
 
 
 @dataclass
@@ -248,6 +256,7 @@ def _loop(
     step = mujoco.mj_step
     clock = time.perf_counter
     stepping = 0.0  # [s]
+    started, bar = clock(), None
     i = 0  # whole rows in the current block
     try:
         for _ in range(cfg.steps):
@@ -266,13 +275,32 @@ def _loop(
                 i = 0  # first: an interrupt inside flush must not flush these rows again
                 rec.flush(rows)
                 noise = None if plan.constant else plan.block(rec.steps)
+                bar = bar or _late_progress(model, cfg, started)
+                if bar is not None:
+                    bar.update(rec.steps)
     except KeyboardInterrupt:
+        if bar is not None:
+            bar.__exit__(None, None, None)
         if not rec.flushing:
             with contextlib.suppress(OutputError):  # a dead writer: the interrupt still wins
                 rec.flush(i)  # the whole rows so far go to the partial CSV
         raise
     rec.flush(i)
+    if bar is not None:
+        bar.update(rec.steps)
+        bar.__exit__(None, None, None)
     return stepping
+
+
+def _late_progress(model: mujoco.MjModel, cfg: RolloutCfg, started: float) -> RunProgress | None:
+    """A started progress line once the rollout has run :data:`PROGRESS_AFTER_S`, else None."""
+    if cfg.progress is False or time.perf_counter() - started < PROGRESS_AFTER_S:
+        return None
+    bar = RunProgress(
+        "diagnose rollout", total=cfg.steps, unit="steps", dt=float(model.opt.timestep),
+        show=cfg.progress,
+    )  # fmt: skip
+    return bar.__enter__() if bar.shown else None
 
 
 def _chain(reads: list[Reader]) -> Reader:
