@@ -7,11 +7,9 @@ Reads the per-pair summary of :class:`~mjscope.diagnose.probes.ContactDetailProb
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import mujoco
-import numpy as np
 
 from mjscope.diagnose.checks.base import Finding
 from mjscope.diagnose.rollout import RolloutResult
@@ -19,7 +17,6 @@ from mjscope.diagnose.rollout import RolloutResult
 SLIP_FRACTION = 0.5  # of a pair's samples in the second half of the rollout [1]
 LOST_FRACTION = 0.8  # of a pair's samples, for a pair that slid until it let go [1]
 MIN_LATE_SAMPLES = 5  # fewer samples than this in the second half: not sustained
-FALL_FRACTION = 0.5  # a free body ending below this fraction of its start height fell [1]
 
 
 def contact_slip_rule(model: mujoco.MjModel, result: RolloutResult) -> list[Finding]:
@@ -46,38 +43,7 @@ def contact_slip_rule(model: mujoco.MjModel, result: RolloutResult) -> list[Find
         )
         if sustained or lost:
             out.append(_slip(p, sustained))
-    fell = fallen(model, result)
-    if fell:
-        out = [
-            replace(
-                f,
-                severity="info",
-                message=f"{f.message}; while {fell} (a joint-space hold does not balance a "
-                "floating base: the slip describes the fall)",
-            )
-            for f in out
-        ]
     return out
-
-
-def fallen(model: mujoco.MjModel, result: RolloutResult) -> str:
-    """What fell: a floating base ending below :data:`FALL_FRACTION` of its start height.
-
-    A floating base is a free body with jointed bodies below it (a legged robot); a free
-    object (a box sliding down a ramp, a dropped cylinder) is not one.
-
-    Returns:
-        ``"free body 'pelvis' fell from 0.88 to 0.1 m"``, or ``""`` when nothing fell.
-    """
-    for b in result.probes.get("free_bodies", []):
-        bid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, b["name"])
-        jointed = model.body_rootid[model.jnt_bodyid] == model.body_rootid[max(bid, 0)]
-        if bid < 0 or int(np.count_nonzero(jointed)) < 2:
-            continue
-        z0, z1 = b["z0_m"], b["z_final_m"]
-        if z0 > 0 and z1 < FALL_FRACTION * z0:
-            return f"free body '{b['name']}' fell from {z0:.3g} to {z1:.3g} m"
-    return ""
 
 
 def _slip(p: dict[str, Any], sustained: bool) -> Finding:
