@@ -13,6 +13,7 @@ from rich.table import Table
 
 from mjscope import __version__
 from mjscope.diagnose.checks import SEVERITIES, Finding
+from mjscope.diagnose.grouping import group_findings
 from mjscope.diagnose.probes import FORCE_TERMS
 from mjscope.paths import write_text
 
@@ -37,6 +38,7 @@ def build_report(
         "actuators": actuators,
         "rollout": rollout,
         "checks": [f.to_dict() for f in findings],
+        "check_groups": group_findings([f.to_dict() for f in findings]),
         "check_counts": counts,
         "files": files,
     }
@@ -83,8 +85,14 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
-def render(report: dict[str, Any], con: Console) -> None:
-    """Print the report as rich tables."""
+def render(report: dict[str, Any], con: Console, verbose: bool = False) -> None:
+    """Print the report as rich tables.
+
+    Args:
+        report: The report (:func:`build_report`).
+        con: Where to print.
+        verbose: One findings line per element (default: one per code and family).
+    """
     s = report["summary"]
     con.print(f"[bold]mjscope diagnose[/] {report['model']}  (MuJoCo {report['mujoco_version']})")
     dims = " ".join(
@@ -103,7 +111,7 @@ def render(report: dict[str, Any], con: Console) -> None:
     _dof_forces(report["rollout"], con)
     _equalities(report["rollout"].get("equalities", []), con)
     _sensors(report["rollout"].get("sensors", []), con)
-    _checks(report["checks"], con)
+    _checks(report["checks"] if verbose else report.get("check_groups", report["checks"]), con)
     for k, v in report["files"].items():
         con.print(f"  {k}: {v}")
 
@@ -130,7 +138,12 @@ def _actuators(rows: list[dict[str, Any]], con: Console) -> None:
 def _rollout(r: dict[str, Any], con: Console) -> None:
     con.print(
         f"rollout: {r['steps_done']}/{r['steps']} steps, t={r['time']:.4g} s, ctrl={r['ctrl']}"
-        f" (seed {r['seed']}){', key ' + r['key'] if r.get('key') else ''}"
+        f" (seed {r['seed']}), from {r.get('start', 'qpos0')}"
+        + (
+            " (--key auto: the model's first keyframe)"
+            if r.get("key") == "auto" and r.get("start", "qpos0") != "qpos0"
+            else ""
+        )
     )
     if r.get("ctrl_description"):
         con.print(f"  control used: {r['ctrl_description']}")
@@ -238,5 +251,23 @@ def _checks(rows: list[dict[str, Any]], con: Console) -> None:
     t = _table("checks", ("severity", "code", "element", "message", "fix"))
     for r in rows:
         st = _STYLE[r["severity"]]
-        t.add_row(f"[{st}]{r['severity']}[/]", r["code"], r["element"], r["message"], r["fix"])
+        where = f"\n[dim]{r['source']}[/]" if r.get("source") else ""
+        t.add_row(
+            f"[{st}]{r['severity']}[/]", r["code"], f"{r['element']}{where}", r["message"], r["fix"]
+        )
     con.print(t)
+
+
+def finding_lines(report: dict[str, Any], verbose: bool = False) -> list[str]:
+    """The findings as compiler-style lines: ``path:line: severity: CODE element: message``.
+
+    Args:
+        report: The report (:func:`build_report`).
+        verbose: One line per element (default: one per code and family).
+    """
+    rows = report["checks"] if verbose else report.get("check_groups", report["checks"])
+    out = []
+    for r in rows:
+        where = f"{r['source']}: " if r.get("source") else ""
+        out.append(f"{where}{r['severity']}: {r['code']} {r['element']}: {r['message']}")
+    return out

@@ -31,12 +31,16 @@ from mjscope.diagnose.controls import (
     parse_ctrl,
 )
 from mjscope.diagnose.episode import (
+    KEY_AUTO,
     check_steps,
+    collect_mujoco_warnings,
     divergence_info,
     free_body_heights,
     key_id,
+    key_label,
     mujoco_warnings_to_logging,
     reset,
+    resolve_key,
     steps_for,
 )
 from mjscope.diagnose.outputs import Interrupted
@@ -59,6 +63,7 @@ from mjscope.diagnose.probes.base import Reader
 from mjscope.diagnose.probes.vectors import VectorProbe, parse_columns
 from mjscope.diagnose.recording import Recorder
 from mjscope.exceptions import OutputError
+from mjscope.progress import RunProgress
 
 logger = logging.getLogger(__name__)
 
@@ -66,13 +71,16 @@ __all__ = [
     "RolloutCfg",
     "RolloutResult",
     "check_steps",
+    "collect_mujoco_warnings",
     "default_probes",
     "divergence_info",
     "free_body_heights",
     "key_id",
+    "key_label",
     "mujoco_warnings_to_logging",
     "probes_for",
     "reset",
+    "resolve_key",
     "run_rollout",
     "steps_for",
 ]
@@ -90,7 +98,8 @@ class RolloutCfg:
             (:mod:`mjscope.diagnose.controls`).
         seed: Noise seed.
         noise_scale: Fraction of the half ctrlrange used by ``noise`` [1].
-        key: Keyframe name or index to reset to (``None``: ``qpos0``).
+        key: Where the rollout starts: ``auto`` (the model's first keyframe, ``qpos0`` when
+            it has none), ``none`` or ``None`` (``qpos0``), a keyframe name or index.
         inverse: Also record the forward/inverse consistency (costly).
         csv: CSV path (``None``: no file).
         block_rows: Recorder block size [rows]. Short blocks keep the forked CSV writer
@@ -102,19 +111,26 @@ class RolloutCfg:
             summary and ``CONTACT_SLIP``); 0 turns the capture off.
         columns: Extra CSV columns: any of ``qpos``, ``qvel``, ``sensordata``
             (:mod:`mjscope.diagnose.probes.vectors`).
+        progress: Show a progress line (steps, sim time, rate, ETA) once the rollout has run
+            :data:`PROGRESS_AFTER_S`: ``None`` only on a terminal, ``False`` never
+            (``--quiet``), ``True`` always.
     """
 
     steps: int = 2000
     ctrl: str = DEFAULT_CTRL
     seed: int = 0
     noise_scale: float = 1.0
-    key: str | None = None
+    key: str | None = KEY_AUTO
     inverse: bool = False
     csv: str | Path | None = None
     block_rows: int = 1024
     contacts: str | Path | None = None
     contact_every: int = 10
     columns: tuple[str, ...] = ()
+    progress: bool | None = None
+
+
+PROGRESS_AFTER_S = 2.0  # a rollout shows its progress line once it has run this long [s]
 
 
 @dataclass
@@ -200,7 +216,7 @@ def run_rollout(
         raise
     rec.close()
     result = _result(model, data, rec, probes, rec.steps)
-    result.probes["ctrl_used"] = ctrl_report(specs)
+    result.probes["ctrl_used"] = ctrl_report(model, specs)
     result.probes["wall_per_step_s"] = stepping / max(rec.steps, 1)
     end = free_body_heights(model, data)
     result.probes["free_bodies"] = [
@@ -233,17 +249,21 @@ def _loop(
     first = plan.block(0)
     noise: np.ndarray | None = None if plan.constant else first
     ctrl[:] = first[0]
+    hold = plan.feedback
     wn = memoryview(data.warning.number)  # Python ints, indexed by mjtWarning
     w = mujoco.mjtWarning
     qpos_w, qvel_w, qacc_w = int(w.mjWARN_BADQPOS), int(w.mjWARN_BADQVEL), int(w.mjWARN_BADQACC)
     step = mujoco.mj_step
     clock = time.perf_counter
     stepping = 0.0  # [s]
+    started, bar = clock(), None
     i = 0  # whole rows in the current block
     try:
         for _ in range(cfg.steps):
             if noise is not None:
                 ctrl[:] = noise[i]
+            if hold is not None:
+                hold(ctrl)
             t0 = clock()
             step(model, data)
             stepping += clock() - t0
@@ -255,13 +275,32 @@ def _loop(
                 i = 0  # first: an interrupt inside flush must not flush these rows again
                 rec.flush(rows)
                 noise = None if plan.constant else plan.block(rec.steps)
+                bar = bar or _late_progress(model, cfg, started)
+                if bar is not None:
+                    bar.update(rec.steps)
     except KeyboardInterrupt:
+        if bar is not None:
+            bar.__exit__(None, None, None)
         if not rec.flushing:
             with contextlib.suppress(OutputError):  # a dead writer: the interrupt still wins
                 rec.flush(i)  # the whole rows so far go to the partial CSV
         raise
     rec.flush(i)
+    if bar is not None:
+        bar.update(rec.steps)
+        bar.__exit__(None, None, None)
     return stepping
+
+
+def _late_progress(model: mujoco.MjModel, cfg: RolloutCfg, started: float) -> RunProgress | None:
+    """A started progress line once the rollout has run :data:`PROGRESS_AFTER_S`, else None."""
+    if cfg.progress is False or time.perf_counter() - started < PROGRESS_AFTER_S:
+        return None
+    bar = RunProgress(
+        "diagnose rollout", total=cfg.steps, unit="steps", dt=float(model.opt.timestep),
+        show=cfg.progress,
+    )  # fmt: skip
+    return bar.__enter__() if bar.shown else None
 
 
 def _chain(reads: list[Reader]) -> Reader:

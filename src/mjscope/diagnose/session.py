@@ -23,9 +23,10 @@ from mjscope.diagnose.baseline import check_baseline
 from mjscope.diagnose.compare import compare, rank_columns, read_csv, read_units
 from mjscope.diagnose.config import CompareCfg, DiagnoseCmdCfg
 from mjscope.diagnose.diagnosis import diagnose, exit_code
+from mjscope.diagnose.episode import collect_mujoco_warnings
 from mjscope.diagnose.outputs import Interrupted, sigterm_as_interrupt
 from mjscope.diagnose.plots import plot_overlay, plot_series
-from mjscope.diagnose.report import render, write_json
+from mjscope.diagnose.report import finding_lines, render, write_json
 from mjscope.diagnose.sweep import SweepRun, parse_set, run_sweeps, summary_row
 from mjscope.diagnose.sweep_plots import plot_sweep_summary
 from mjscope.exceptions import ConfigError
@@ -62,19 +63,20 @@ def _check_outputs(cfg: DiagnoseCmdCfg) -> None:
 
 def _run_single(cfg: DiagnoseCmdCfg, con: Console) -> int:
     _check_outputs(cfg)
-    model = load(cfg.model, cfg.load_options)
+    with collect_mujoco_warnings() as compiler:
+        model = load(cfg.model, cfg.load_options)
     rcfg = cfg.rollout_cfg(model)
     if cfg.baseline and rcfg.csv is None:
         rcfg = replace(rcfg, csv=str(ensure_dir(cfg.baseline, "baseline folder") / "last.csv"))
-    dg = diagnose(model, cfg.model, rcfg, cfg.plot, source=cfg.model)
+    dg = diagnose(model, cfg.model, rcfg, cfg.plot, source=cfg.model, load_messages=compiler)
     if cfg.json:
         write_json(dg.report, cfg.json)
         dg.report["files"]["json"] = cfg.json
     if cfg.quiet:
-        for f in dg.findings:
-            con.print(f"{f.severity}: {f.code} {f.element}: {f.message}")
+        for line in finding_lines(dg.report, cfg.per_element):
+            con.print(line, markup=False, highlight=False)
     else:
-        render(dg.report, con)
+        render(dg.report, con, cfg.per_element)
     code = exit_code(dg.findings, cfg.fail_on)
     if cfg.baseline:
         assert rcfg.csv is not None
