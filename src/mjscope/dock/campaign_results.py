@@ -27,6 +27,8 @@ COLUMNS = (
     "trial", "controller", "success", "status", "margin", "failed_checks",
     "final_insertion_depth", "time_to_depth", "peak_contact_force", "final_lateral_error",
     "final_axis_angle", "steady_state_force", "contact_onset_time", "pos_err_rms_settled",
+    "impact_peak_force", "impact_impulse", "force_tracking_rms", "torque_rms", "torque_peak",
+    "injected_energy", "joint_limit_margin", "limit_violations", "time_to_depth_after_contact",
     "dock_dx", "dock_dy", "dock_dz", "dock_droll_deg", "dock_dpitch_deg", "dock_dyaw_deg",
     "friction", "tool_mass", "q0_offset_max", "ft_noise_force", "ft_noise_torque", "error",
 )  # fmt: skip

@@ -108,6 +108,7 @@ class ImpedanceCfg:
     kd_null: float = 2.0
     q_null: tuple[float, ...] | None = None  # default: the initial configuration
     damping: float = 1e-6  # Λ regularisation
+    torque_rate_limit: float | None = None  # cic, se3_lie: |dτ/dt| of the torque sent [N·m/s]
 
 
 @dataclass(frozen=True)
@@ -205,6 +206,24 @@ class ToolCfg:
 
 
 @dataclass(frozen=True)
+class FtCfg:
+    """The wrist F/T sensor and its tool-load compensation (:mod:`mjscope.control.tool_load`).
+
+    Attributes:
+        compensate: Subtract the predicted wrench of the tool (mass, centre of mass and
+            inertia of ``tool``, body velocity and acceleration from Pinocchio) and ``bias``
+            before any controller or metric sees the reading; the raw reading stays in the
+            telemetry (``wrench_raw``).
+        bias: The sensor's offset (force [N], torque [N·m], sensor axes): the simulated sensor
+            adds it to its reading, the compensation subtracts it (``calibrate`` identifies it
+            without being told).
+    """
+
+    compensate: bool = True
+    bias: tuple[float, float, float, float, float, float] = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+
+
+@dataclass(frozen=True)
 class DockCfg:
     """Socket: mouth centre ``pos`` [m], ``rpy_deg`` [deg], depth, clearance, wall [m]."""
 
@@ -268,6 +287,7 @@ class SceneCfg:
     description: str = ""
     robot: str = "iiwa14"
     tool: ToolCfg = field(default_factory=ToolCfg)
+    ft: FtCfg = field(default_factory=FtCfg)
     dock: DockCfg | None = None
     contact: ContactCfg = field(default_factory=ContactCfg)
     gravity: Vec3 = (0.0, 0.0, 0.0)
@@ -341,6 +361,8 @@ class DockCmdCfg:
         out: Output folder (results table, telemetry, figures, video).
         list_scenes: Only list the bundled scenes.
         lang: Figure language, ``en`` or ``zh`` (titles, axis labels, legends).
+        calibrate: Only identify the tool load and F/T bias from a free-space excitation
+            (:mod:`mjscope.dock.calibrate`) and report them against the scene's.
     """
 
     scene: str = "iiwa14_docking"
@@ -352,3 +374,4 @@ class DockCmdCfg:
     out: Path = Path("mjscope-out")
     list_scenes: bool = False
     lang: str = "en"
+    calibrate: bool = False
