@@ -22,16 +22,16 @@ def console(args: argparse.Namespace | None = None) -> Console:
     """The command's human output: a rich console on stdout.
 
     With ``--json -`` it writes to stderr (stdout carries the JSON alone); with ``--quiet`` it
-    prints nothing. Not on a terminal (pipes, CI logs) it is plain, ``COLUMNS`` wide (default
-    160), so piped tables fit a reader's window.
+    prints nothing. Not on a terminal (pipes, CI logs) it is plain: text lines are never broken
+    (scripts grep them) and tables fit ``COLUMNS`` (default 160), a reader's window.
     """
     to_stderr = getattr(args, "json", None) == "-"
     quiet = bool(getattr(args, "quiet", False))
     if (sys.stderr if to_stderr else sys.stdout).isatty():
         return Console(highlight=False, soft_wrap=False, stderr=to_stderr, quiet=quiet)
-    return Console(
+    return Console(  # lines stay whole for grep; tables lay out within the width
         highlight=False,
-        soft_wrap=False,
+        soft_wrap=True,
         width=_env_columns(),
         color_system=None,
         stderr=to_stderr,
