@@ -71,3 +71,18 @@ def assert_shows_title_and_figure(shot: np.ndarray) -> None:
     assert (top.sum(axis=2) < 200).sum() > 500, "no title text at the top of the page"
     magenta = np.all(np.abs(shot.astype(int) - MAGENTA) < 30, axis=2)
     assert magenta.sum() > 200 * 300, "the embedded figure is not shown"
+
+
+def test_demo_index_links_each_feature_report_and_chromium_shows_them(tmp_path: Path) -> None:
+    from mjscope.cli import main
+
+    out = tmp_path / "demo"
+    assert main(["demo", "--only", "hand", "--only", "mirror", "--out", str(out)]) == 0
+    index = (out / "index.html").read_text()
+    assert 'href="hand/report.html"' in index and 'href="mirror/report.html"' in index
+    for part in ("hand", "mirror"):
+        shot = chromium_screenshot(out / part / "report.html", tmp_path / f"{part}.png")
+        top = shot[:80].astype(int)
+        assert (top.sum(axis=2) < 200).sum() > 500, f"{part}: no title text"
+        dark = shot.astype(int).sum(axis=2) < 150  # the render's dark scene, not the page
+        assert dark.sum() > 60_000, f"{part}: no rendered figure on the page"

@@ -10,6 +10,7 @@ from rich.console import Console
 from mjscope.hand.bridge import HandBridge, HandBridgeCfg
 from mjscope.hand.model import build_hand_model
 from mjscope.hand.profile import load_profile
+from mjscope.report import Figure, Report, Section, Table, write_html
 from mjscope.sim.render import (
     OffscreenRenderer,
     caption_text,
@@ -47,4 +48,20 @@ def run_demo(out: Path, con: Console) -> tuple[list[Path], int]:
     folder = Path(out) / "hand"
     gif = write_video(frames, folder / "open_fist_open.gif", fps=15)
     strip = save_png(image_strip(keys), folder / "open_fist_open.png")
-    return [gif, strip], 0
+    page = write_html(
+        folder / "report.html",
+        Report(
+            title="mjscope hand · demo",
+            verdict="OK",
+            summary=f"{DEMO_MODEL}: open → fist → open, slew {SLEW_RAD_S:g} rad/s, "
+            f"{len(frames)} frames",
+            sections=(
+                Section(
+                    "Applied joints at the end [rad]",
+                    tables=(Table.from_mapping(bridge.positions()),),
+                ),
+                Section("Poses", figures=(Figure.from_png(strip, "open, fist, open"),)),
+            ),
+        ),
+    )
+    return [gif, strip, page], 0

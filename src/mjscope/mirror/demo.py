@@ -19,6 +19,7 @@ from mjscope.mirror.mirror import Mirror
 from mjscope.mirror.mock_arm import MockArm
 from mjscope.models import compile_spec, load_spec
 from mjscope.paths import ensure_dir, write_json
+from mjscope.report import Figure, Report, Section, Table, write_html
 from mjscope.sim.render import (
     OffscreenRenderer,
     caption_text,
@@ -60,8 +61,28 @@ def run_demo(out: Path, con: Console) -> tuple[list[Path], int]:
     gif = write_video(frames, out / "mirror_demo.gif", fps=FPS)
     picks = np.linspace(0, len(frames) - 1, 4).round().astype(int)
     strip = save_png(image_strip([frames[i] for i in picks]), out / "mirror_strip.png")
-    report = write_json(out / "mirror_report.json", mirror.report(now=clock[0]))
-    return [gif, strip, report], 0 if mirror.ready else 1
+    summary = mirror.report(now=clock[0])
+    report = write_json(out / "mirror_report.json", summary)
+    page = write_html(out / "report.html", _page(summary, strip))
+    return [gif, strip, report, page], 0 if mirror.ready else 1
+
+
+def _page(summary: dict, strip: Path) -> Report:
+    """The demo's HTML report: per-topic counts and the strip of frames."""
+    rows = [
+        {"topic": t, **{k: v for k, v in s.items() if not isinstance(v, dict)}}
+        for t, s in summary["topics"].items()
+    ]
+    return Report(
+        title="mjscope mirror · demo",
+        verdict="OK" if summary["ready"] else "FAIL",
+        summary=f"two mock RM75 arms on the in-process bus, {DURATION_S:g} s simulated, "
+        f"left arm reset at {RESET_AT_S:g} s",
+        sections=(
+            Section("Topics", tables=(Table.from_records(rows),)),
+            Section("Frames", figures=(Figure.from_png(strip, "mirrored poses over the run"),)),
+        ),
+    )
 
 
 def _simulate(
