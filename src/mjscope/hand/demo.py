@@ -56,11 +56,11 @@ def run_demo(out: Path, con: Console) -> tuple[list[Path], int]:
             summary=f"{DEMO_MODEL}: open → fist → open, slew {SLEW_RAD_S:g} rad/s, "
             f"{len(frames)} frames",
             sections=(
+                Section("Poses", figures=(Figure.from_png(strip, "open, fist, open"),)),
                 Section(
                     "Applied joints at the end [rad]",
                     tables=(Table.from_mapping(bridge.positions()),),
                 ),
-                Section("Poses", figures=(Figure.from_png(strip, "open, fist, open"),)),
             ),
         ),
     )

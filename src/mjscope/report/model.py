@@ -115,10 +115,19 @@ def cell(value: Any) -> str:
     return str(value)
 
 
+_ARGV: list[list[str]] = []  # the arguments of the command running now (set by the CLI)
+
+
+def set_command(argv: Sequence[str]) -> None:
+    """Remember the running command's arguments (``mjscope.cli.main`` calls it)."""
+    _ARGV[:] = [list(argv)]
+
+
 def command_line(argv: Sequence[str] | None = None) -> str:
     """The command as a user would type it (``mjscope …``)."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    return shlex.join(["mjscope", *args])
+    if argv is None:
+        argv = _ARGV[0] if _ARGV else sys.argv[1:]
+    return shlex.join(["mjscope", *argv])
 
 
 def versions() -> dict[str, str]:
