@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from mjscope.exceptions import OutputError
 from mjscope.hand.bridge import HandBridge
+from mjscope.progress import RunProgress
 from mjscope.signals import INTERRUPTS
 from mjscope.sim.viewer import open_viewer
 
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 RECORD_FPS = 30.0
+PROGRESS_EVERY = 50  # control steps between two progress updates
 MAX_LAG_S = 0.1  # further behind the clock than this, the loop restarts its clock [s]
 
 
@@ -39,6 +41,7 @@ class LiveOptions:
         record: ``.mp4``/``.gif`` path or ``None``.
         realtime: Pace the loop to the control rate (off: as fast as possible).
         size: Recording frame size ``(width, height)`` [px].
+        progress: Show the live progress line (a terminal, not ``--quiet``).
     """
 
     duration: float | None = None
@@ -46,6 +49,7 @@ class LiveOptions:
     record: Path | None = None
     realtime: bool = True
     size: tuple[int, int] = (640, 480)
+    progress: bool = False
 
 
 def run_live(
@@ -108,18 +112,31 @@ def _loop(
     recorder: LiveRecorder | None,
     counter: list[int],
 ) -> None:
-    pace = _Pacer(bridge.cfg.control_dt) if opts.realtime else None
-    while opts.duration is None or bridge.time < opts.duration - 1e-9:
-        bridge.step()
-        counter[0] += 1
-        if viewer is not None:
-            if not viewer.is_running():
+    dt = bridge.cfg.control_dt
+    pace = _Pacer(dt) if opts.realtime else None
+    total = None if opts.duration is None else round(opts.duration / dt)
+    show = None if opts.progress else False  # None: when stderr is a terminal
+    with RunProgress("hand bridge", total, "steps", dt, show=show) as bar:
+        while opts.duration is None or bridge.time < opts.duration - 1e-9:
+            _tick(bridge, viewer, recorder, counter)
+            if viewer is not None and not viewer.is_running():
                 break
-            viewer.sync()
-        if recorder is not None:
-            recorder.offer(bridge.data, bridge.time)
-        if pace is not None:
-            pace.sleep()
+            if counter[0] % PROGRESS_EVERY == 0:
+                bar.update(counter[0], f"{bridge.rejects.total} rejected")
+            if pace is not None:
+                pace.sleep()
+
+
+def _tick(
+    bridge: HandBridge, viewer: Any, recorder: LiveRecorder | None, counter: list[int]
+) -> None:
+    """One control step and its sinks."""
+    bridge.step()
+    counter[0] += 1
+    if viewer is not None and viewer.is_running():
+        viewer.sync()
+    if recorder is not None:
+        recorder.offer(bridge.data, bridge.time)
 
 
 class _Pacer:

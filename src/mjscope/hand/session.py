@@ -222,7 +222,9 @@ def _live(cfg: HandCmdCfg, con: Console) -> int:
                     f"({cfg.transport}), state on {TOPIC_STATE}"
                     + ("; Ctrl-C to stop" if cfg.interactive and not cfg.duration else "")
                 )
-                opts = LiveOptions(cfg.duration, cfg.viewer, rec, size=cfg.size)
+                opts = LiveOptions(
+                    cfg.duration, cfg.viewer, rec, size=cfg.size, progress=cfg.interactive
+                )
                 steps = run_live(bridge, opts, errors)
         except KeyboardInterrupt:  # before the loop took over: nothing ran yet
             INTERRUPTS.note()
