@@ -16,6 +16,7 @@ to rest at ``a`` (at most ``v_max / a`` seconds) and then stays put.
 
 from __future__ import annotations
 
+from math import sqrt
 from typing import NamedTuple
 
 import numpy as np
@@ -74,17 +75,22 @@ class JointLimiter:
         self._c = 0.25 * self.dt * self.dt
         self.q = np.zeros(self.lower.shape)
         self.v = np.zeros(self.lower.shape)
+        self._moving = False
+        self._rows = tuple(  # per-joint constants as plain floats
+            a.tolist() for a in (self.lower, self.upper, self.vmax, self.amax, self._dv, self._k)
+        )
         self.reset(q0)
 
     def reset(self, q: npt.ArrayLike) -> None:
         """Restart at rest at ``q`` (after a reset or a re-sync to feedback), clipped to limits."""
-        self.q = np.clip(np.asarray(q, dtype=float), self.lower, self.upper)
+        self.q = np.minimum(np.maximum(np.asarray(q, dtype=float), self.lower), self.upper)
         self.v = np.zeros_like(self.q)
+        self._moving = False
 
     @property
     def at_rest(self) -> bool:
         """Whether the last command did not move."""
-        return not bool(np.any(self.v))
+        return not self._moving
 
     def _stop_speeds(self) -> np.ndarray:
         """``(2, n)`` fastest speeds [rad/s] towards the upper / lower limit.
@@ -95,43 +101,38 @@ class JointLimiter:
         return self.amax * (np.sqrt(self._c + self._k * d) - 0.5 * self.dt)
 
     def step(self, q_des: npt.ArrayLike) -> JointStep:
-        """The command nearest ``q_des`` within every limit; it becomes the new state."""
-        v_des = (np.asarray(q_des, dtype=float) - self.q) * self._inv_dt
-        cap = self._stop_speeds()
-        v_acc_lo, v_acc_hi = self.v - self._dv, self.v + self._dv
-        lo = np.maximum(np.maximum(v_acc_lo, -self.vmax), -cap[1])
-        hi = np.minimum(np.minimum(v_acc_hi, self.vmax), cap[0])
-        v = np.minimum(np.maximum(v_des, lo), hi)
-        clamps: tuple[str, ...] = ()
-        if (v != v_des).any():
-            clamps = _binding(v, v_des, (v_acc_lo, v_acc_hi), self.vmax, (-cap[1], cap[0]))
-        q = np.minimum(np.maximum(self.q + v * self.dt, self.lower), self.upper)  # round-off
-        acc = (v - self.v) * self._inv_dt
-        self.q, self.v = q, v
-        return JointStep(q, v, acc, clamps)
+        """The command nearest ``q_des`` within every limit; it becomes the new state.
+
+        Per joint in plain floats (n is 7: NumPy's per-call cost would dominate), with the
+        same operations in the same order as the vector form in the module docstring.
+        """
+        qd = q_des.tolist() if isinstance(q_des, np.ndarray) else np.asarray(q_des, float).tolist()
+        q0, v0, dt, inv_dt = self.q.tolist(), self.v.tolist(), self.dt, self._inv_dt
+        c, half = self._c, 0.5 * self.dt
+        qs, vs, accs = [], [], []
+        hit = 0  # bit mask: 1 position, 2 speed, 4 acceleration
+        for qi, vi0, di, lo, up, vm, am, dv, k in zip(q0, v0, qd, *self._rows, strict=True):
+            v_des = (di - qi) * inv_dt
+            cap_up = am * (sqrt(c + k * max(up - qi, 0.0)) - half)
+            cap_lo = am * (sqrt(c + k * max(qi - lo, 0.0)) - half)
+            a_lo, a_hi = vi0 - dv, vi0 + dv
+            v = min(max(v_des, max(max(a_lo, -vm), -cap_lo)), min(min(a_hi, vm), cap_up))
+            if v != v_des:
+                hit |= (v in (-cap_lo, cap_up)) | (abs(v) == vm) << 1 | (v in (a_lo, a_hi)) << 2
+            qs.append(min(max(qi + v * dt, lo), up))  # round-off
+            vs.append(v)
+            accs.append((v - vi0) * inv_dt)
+        self.q, self.v = np.array(qs), np.array(vs)
+        self._moving = any(vs)
+        return JointStep(self.q, self.v, np.array(accs), _CLAMPS[hit])
 
     def brake(self) -> JointStep:
         """Hold: slow down towards rest within the limits (no new motion is commanded)."""
         return self.step(self.q)
 
 
-def _binding(
-    v: np.ndarray,
-    v_des: np.ndarray,
-    acc: tuple[np.ndarray, np.ndarray],
-    vmax: np.ndarray,
-    pos: tuple[np.ndarray, np.ndarray],
-) -> tuple[str, ...]:
-    """Which limits set ``v`` where it differs from ``v_des`` (plain floats: n is small)."""
-    found = set()
-    rows = zip(v.tolist(), v_des.tolist(), *(b.tolist() for b in (*acc, vmax, *pos)), strict=True)
-    for vi, di, a_lo, a_hi, vm, p_lo, p_hi in rows:
-        if vi == di:
-            continue
-        if vi in (p_lo, p_hi):
-            found.add("joint_position")
-        if abs(vi) == vm:
-            found.add("joint_speed")
-        if vi in (a_lo, a_hi):
-            found.add("joint_acc")
-    return tuple(n for n in ("joint_position", "joint_speed", "joint_acc") if n in found)
+#: Binding-limit names by bit mask (1 position, 2 speed, 4 acceleration), in report order.
+_CLAMPS = tuple(
+    tuple(n for bit, n in ((1, "joint_position"), (2, "joint_speed"), (4, "joint_acc")) if m & bit)
+    for m in range(8)
+)

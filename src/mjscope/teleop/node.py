@@ -217,7 +217,7 @@ class TeleopArm:
             self._stop(f"no joint feedback for over {self.cfg.feedback_timeout_s:g} s")
         elif fb.err:
             self._stop(f"the arm controller reports error {fb.err:#x}")
-        elif not math.isfinite(float(fb.q.sum())):
+        elif not math.isfinite(sum(fb.q.tolist())):
             self._stop("the arm's feedback holds a non-finite angle")
 
     def _stop(self, why: str) -> None:
