@@ -39,9 +39,9 @@ def quaternion_matrix(q: np.ndarray) -> np.ndarray:
 
 
 def quaternion_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Hamilton product of two quaternions (w, x, y, z)."""
-    w0, x0, y0, z0 = a
-    w1, x1, y1, z1 = b
+    """Hamilton product ``a ⊗ b`` of two quaternions (w, x, y, z), as ``transformations`` has it."""
+    w1, x1, y1, z1 = a
+    w0, x0, y0, z0 = b
     return np.array(
         [
             -x1 * x0 - y1 * y0 - z1 * z0 + w1 * w0,
