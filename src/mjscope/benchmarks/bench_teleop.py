@@ -149,7 +149,10 @@ def bench_cycle(quick: bool) -> list[dict[str, Any]]:
     o50, o99, p50s, p99s = [], [], [], []
     for _ in range(rounds):  # interleaved: the same machine load for both
         a, b = _pct(ours.run(n)), _pct(peer.run(n))
-        o50.append(a[0]), o99.append(a[1]), p50s.append(b[0]), p99s.append(b[1])
+        o50.append(a[0])
+        o99.append(a[1])
+        p50s.append(b[0])
+        p99s.append(b[1])
     c50, c99 = float(np.median(o50)), float(np.median(o99))
     q50, q99 = float(np.median(p50s)), float(np.median(p99s))
     b50, b99 = _pct(_bare_placo(rig, ours.targets[n // 4 :]))

@@ -17,7 +17,7 @@ to rest at ``a`` (at most ``v_max / a`` seconds) and then stays put.
 from __future__ import annotations
 
 from math import sqrt
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -76,7 +76,7 @@ class JointLimiter:
         self.q = np.zeros(self.lower.shape)
         self.v = np.zeros(self.lower.shape)
         self._moving = False
-        self._rows = tuple(  # per-joint constants as plain floats
+        self._rows: tuple[list[float], ...] = tuple(  # per-joint constants as plain floats
             a.tolist() for a in (self.lower, self.upper, self.vmax, self.amax, self._dv, self._k)
         )
         self.reset(q0)
@@ -106,8 +106,10 @@ class JointLimiter:
         Per joint in plain floats (n is 7: NumPy's per-call cost would dominate), with the
         same operations in the same order as the vector form in the module docstring.
         """
-        qd = q_des.tolist() if isinstance(q_des, np.ndarray) else np.asarray(q_des, float).tolist()
-        q0, v0, dt, inv_dt = self.q.tolist(), self.v.tolist(), self.dt, self._inv_dt
+        qd = cast(list[float], np.asarray(q_des, dtype=float).tolist())
+        q0 = cast(list[float], self.q.tolist())
+        v0 = cast(list[float], self.v.tolist())
+        dt, inv_dt = self.dt, self._inv_dt
         c, half = self._c, 0.5 * self.dt
         qs, vs, accs = [], [], []
         hit = 0  # bit mask: 1 position, 2 speed, 4 acceleration
