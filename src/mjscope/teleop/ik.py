@@ -45,7 +45,7 @@ class IkResult(NamedTuple):
 
 
 class ArmIk:
-    """The QP IK of one arm.
+    """The QP IK of one arm (its Placo model's state changes only through this class).
 
     Args:
         urdf_text: The arm's chain as URDF text.
@@ -90,6 +90,7 @@ class ArmIk:
         self.lower, self.upper = limits[:, 0].copy(), limits[:, 1].copy()
         for n, v in zip(self.joints, np.asarray(max_speed, dtype=float), strict=True):
             self.robot.set_velocity_limit(n, float(v))
+        self._T_now: list[float] | None = None  # the EE transform of the model's state, flat
         self._solver(dt, np.asarray(posture, dtype=float))
         self.set_q(np.clip(posture, self.lower, self.upper))
 
@@ -121,6 +122,7 @@ class ArmIk:
         full[self._idx] = np.asarray(q, dtype=float)
         self.robot.state.q = full
         self.robot.update_kinematics()
+        self._T_now = None
 
     def ee_pose(self) -> Pose:
         """The end effector's pose of the model's current position (world frame)."""
@@ -137,7 +139,8 @@ class ArmIk:
         ``target`` is ``T_target`` as a flat list (row-major 4 × 4): plain floats are faster
         than NumPy for 16 numbers.
         """
-        T = self.robot.get_T_world_frame(self.ee_frame).ravel().tolist()
+        T = self._T_now or self.robot.get_T_world_frame(self.ee_frame).ravel().tolist()
+        self._T_now = T
         t = target
         dx, dy, dz = T[3] - t[3], T[7] - t[7], T[11] - t[11]
         tr = (
@@ -156,7 +159,8 @@ class ArmIk:
         q0 = self.robot.state.q[self._idx]
         flat = pose_to_flat(target)
         self._task.T_world_frame = np.array(flat).reshape(4, 4)
-        before = self._cost(self._errors(flat))
+        before = self._cost(self._errors(flat))  # the end effector where the last step left it
+        self._T_now = None
         try:
             self.solver.solve(True)
         except RuntimeError:
@@ -165,7 +169,7 @@ class ArmIk:
         if not math.isfinite(sum(q.tolist())):
             return self._reject(q0, "non_finite", flat)
         self.robot.update_kinematics()
-        e = self._errors(flat)
+        e = self._errors(flat)  # and caches the new end-effector transform
         if self._cost(e) > before * self._rtol1 + self.cfg.divergence_atol:
             return self._reject(q0, "not_converged", flat)
         return IkResult(q, True, "", *_metric(e))

@@ -76,8 +76,12 @@ class JointLimiter:
         self.q = np.zeros(self.lower.shape)
         self.v = np.zeros(self.lower.shape)
         self._moving = False
+        # The distance from a limit beyond which its stopping-speed cap exceeds v_max [rad]
+        # (with a margin, so skipping the cap there is exact).
+        far = (((self.vmax / self.amax + 0.5 * self.dt) ** 2 - self._c) / self._k) * (1 + 1e-9)
         self._rows: tuple[list[float], ...] = tuple(  # per-joint constants as plain floats
-            a.tolist() for a in (self.lower, self.upper, self.vmax, self.amax, self._dv, self._k)
+            a.tolist()
+            for a in (self.lower, self.upper, self.vmax, self.amax, self._dv, self._k, far + 1e-12)
         )
         self.reset(q0)
 
@@ -111,17 +115,29 @@ class JointLimiter:
         v0 = cast(list[float], self.v.tolist())
         dt, inv_dt = self.dt, self._inv_dt
         c, half = self._c, 0.5 * self.dt
-        qs, vs, accs = [], [], []
+        qs: list[float] = []
+        vs: list[float] = []
+        accs: list[float] = []
         hit = 0  # bit mask: 1 position, 2 speed, 4 acceleration
-        for qi, vi0, di, lo, up, vm, am, dv, k in zip(q0, v0, qd, *self._rows, strict=True):
+        # x if x >= y else y is max(x, y) (and <= is min) without the call; far from a limit
+        # (d ≥ far) the stopping-speed cap exceeds v_max, so it cannot bind: skip its sqrt.
+        for qi, vi0, di, lo, up, vm, am, dv, k, far in zip(q0, v0, qd, *self._rows, strict=True):
             v_des = (di - qi) * inv_dt
-            cap_up = am * (sqrt(c + k * max(up - qi, 0.0)) - half)
-            cap_lo = am * (sqrt(c + k * max(qi - lo, 0.0)) - half)
+            du, dl = up - qi, qi - lo
+            cap_up = _INF if du >= far else am * (sqrt(c + k * (du if du >= 0.0 else 0.0)) - half)
+            cap_lo = _INF if dl >= far else am * (sqrt(c + k * (dl if dl >= 0.0 else 0.0)) - half)
             a_lo, a_hi = vi0 - dv, vi0 + dv
-            v = min(max(v_des, max(max(a_lo, -vm), -cap_lo)), min(min(a_hi, vm), cap_up))
+            b_lo = a_lo if a_lo >= -vm else -vm
+            b_lo = b_lo if b_lo >= -cap_lo else -cap_lo
+            b_hi = a_hi if a_hi <= vm else vm
+            b_hi = b_hi if b_hi <= cap_up else cap_up
+            v = v_des if v_des >= b_lo else b_lo
+            v = v if v <= b_hi else b_hi
             if v != v_des:
                 hit |= (v in (-cap_lo, cap_up)) | (abs(v) == vm) << 1 | (v in (a_lo, a_hi)) << 2
-            qs.append(min(max(qi + v * dt, lo), up))  # round-off
+            qn = qi + v * dt
+            qn = qn if qn >= lo else lo  # round-off
+            qs.append(qn if qn <= up else up)
             vs.append(v)
             accs.append((v - vi0) * inv_dt)
         self.q, self.v = np.array(qs), np.array(vs)
@@ -132,6 +148,8 @@ class JointLimiter:
         """Hold: slow down towards rest within the limits (no new motion is commanded)."""
         return self.step(self.q)
 
+
+_INF = float("inf")
 
 #: Binding-limit names by bit mask (1 position, 2 speed, 4 acceleration), in report order.
 _CLAMPS = tuple(

@@ -217,7 +217,8 @@ class TeleopArm(ArmChannel):
             self.stats.ik_rejects[result.reason] += 1
             step = self.joints.brake()
         self.stats.clamped(step.clamps)
-        self.ik.set_q(step.q)
+        if not result.ok or step.clamps:  # else the model is at the command (to round-off)
+            self.ik.set_q(step.q)
         row = self.timing.row
         row[TARGET], row[IK], row[LIMITS] = t1 - t0, t2 - t1, time.perf_counter() - t2
         return step, limited.pose
