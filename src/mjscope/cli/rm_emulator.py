@@ -74,4 +74,4 @@ def run(args: argparse.Namespace) -> int:
                 f"--joints-deg {args.joints_deg!r} must be numbers [deg], e.g. 0,-30,0,-90,0,-60,0"
             ) from None
     cfg = cfg_from_args(RmEmulatorCmdCfg, args, joints_deg=joints)
-    return run_rm_emulator(cfg, console())
+    return run_rm_emulator(cfg, console(args))

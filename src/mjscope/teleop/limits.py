@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from mjscope.rig import SideCfg
-from mjscope.teleop.poses import Pose, canonical, quat_angle, quat_conj, quat_mul, quat_to_rotvec
+from mjscope.teleop.poses import Pose, canonical, quat_conj, quat_mul, quat_to_rotvec
 from mjscope.teleop.poses import rotvec_to_quat as _exp
 
 _EPS = 1e-9  # [m] tolerance of the containment test (projection round-off)
@@ -195,10 +195,12 @@ class CartesianLimiter:
         return Limited(Pose(p, q), clamps + extra)
 
     def _step(self, p0: np.ndarray, p1: np.ndarray) -> tuple[np.ndarray, bool]:
-        d = p1 - p0
-        n = math.sqrt(float(d @ d))
+        (x0, y0, z0), (x1, y1, z1) = p0.tolist(), p1.tolist()  # plain floats: the usual case
+        dx, dy, dz = x1 - x0, y1 - y0, z1 - z0
+        n = math.sqrt(dx * dx + dy * dy + dz * dz)
         if n <= self.max_step:
             return p1, False
+        d = p1 - p0
         c = p0 + (self.max_step / n) * d
         if self.workspace.contains(c):
             return c, True
@@ -213,7 +215,9 @@ class CartesianLimiter:
         return (p0 + a * (c - p0)) if a > 1e-6 else p0.copy(), True
 
     def _turn(self, q0: np.ndarray, q1: np.ndarray) -> tuple[np.ndarray, bool]:
-        if quat_angle(q0, q1) <= self.max_turn:
+        (aw, ax, ay, az), (bw, bx, by, bz) = q0.tolist(), q1.tolist()
+        dot = abs(aw * bw + ax * bx + ay * by + az * bz)
+        if 2.0 * math.acos(dot if dot < 1.0 else 1.0) <= self.max_turn:  # quat_angle, inline
             return q1, False
         rv = quat_to_rotvec(quat_mul(q1, quat_conj(q0)))  # world-frame turn q0 → q1
         angle = math.sqrt(float(rv @ rv))

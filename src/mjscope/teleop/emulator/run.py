@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from rich.console import Console
 
 from mjscope.exceptions import MjscopeError
+from mjscope.paths import write_json
 from mjscope.rig import load_rig_cfg
-from mjscope.signals import stop_on_sigterm
+from mjscope.signals import INTERRUPTS, exit_code, stop_on_sigterm
 from mjscope.teleop.emulator.config import Faults, RmEmulatorCfg
 from mjscope.teleop.emulator.server import TICK_S, RmEmulator
 
@@ -36,6 +37,7 @@ class RmEmulatorCmdCfg:
         jitter_ms: Further random delay, uniform 0 .. this [ms].
         disconnect_after: Go away (close every connection, stop the push) after this [s].
         seed: Seed of the random draws.
+        json: Write the summary as JSON here (``-``: stdout).
     """
 
     port: int = 8080
@@ -50,6 +52,7 @@ class RmEmulatorCmdCfg:
     jitter_ms: float = 0.0
     disconnect_after: float | None = None
     seed: int = 0
+    json: str | None = None
 
 
 def check_cmd_cfg(cfg: RmEmulatorCmdCfg) -> None:
@@ -96,10 +99,11 @@ def faults_of(cfg: RmEmulatorCmdCfg) -> Faults:
 
 
 def run_rm_emulator(cfg: RmEmulatorCmdCfg, con: Console) -> int:
-    """Serve until ``duration``, SIGTERM (exit 0) or Ctrl-C (raised, after a clean stop).
+    """Serve until ``duration``, SIGTERM or Ctrl-C; print (and with ``json`` write) a summary.
 
     Returns:
-        0.
+        0; 130 when Ctrl-C or SIGTERM cut a run that had a ``duration`` (without one, they are
+        its normal end).
 
     Raises:
         MjscopeError: A bad option, port or pose, an unknown arm, or a port in use.
@@ -110,26 +114,48 @@ def run_rm_emulator(cfg: RmEmulatorCmdCfg, con: Console) -> int:
     )
     emu = RmEmulator(emu_cfg, faults_of(cfg))
     stop = threading.Event()
-    with emu, stop_on_sigterm(stop):
-        _announce(emu, cfg, con)
-        _wait(stop, cfg.duration)
+    try:
+        with emu, stop_on_sigterm(stop):
+            _announce(emu, cfg, con)
+            _wait(stop, cfg.duration)
+    except KeyboardInterrupt:  # the emulator has stopped cleanly (the with block)
+        INTERRUPTS.note()
     counts = emu.controller.counts
     con.print(
         f"rm-emulator: served {sum(counts.values())} commands "
         f"({counts['movej_canfd']} movej_canfd), sent {emu.pushes} pushes "
         f"({emu.delivery.dropped} dropped on purpose), {sum(emu.bad_requests.values())} bad "
-        "requests"
+        "requests",
+        soft_wrap=True,
     )
-    return 0
+    if cfg.json is not None:
+        write_json(cfg.json, summary(emu))
+    return exit_code(failed=False, endless=cfg.duration is None)
+
+
+def summary(emu: RmEmulator) -> dict[str, object]:
+    """The ``--json`` summary: commands served by name, pushes sent and lost, bad requests."""
+    return {
+        "address": emu.address,
+        "commands": dict(emu.controller.counts),
+        "pushes": emu.pushes,
+        "pushes_dropped": emu.delivery.dropped,
+        "bad_requests": dict(emu.bad_requests),
+        "gone": emu.gone,
+    }
 
 
 def _announce(emu: RmEmulator, cfg: RmEmulatorCmdCfg, con: Console) -> None:
     spec = emu.controller.spec
-    con.print(f"rm-emulator: {spec.product_version} controller listening on {emu.address}")
-    con.print(f"rm-emulator: joints at {emu.joints_deg().round(3).tolist()} deg")
+    con.print(
+        f"rm-emulator: {spec.product_version} controller listening on {emu.address}", soft_wrap=True
+    )
+    con.print(f"rm-emulator: joints at {emu.joints_deg().round(3).tolist()} deg", soft_wrap=True)
     push = emu.controller.push
     where = f"127.0.0.1:{push.port} every {push.cycle * TICK_S * 1000:g} ms"
-    con.print(f"rm-emulator: realtime push {where if push.enable else 'off until set'}")
+    con.print(
+        f"rm-emulator: realtime push {where if push.enable else 'off until set'}", soft_wrap=True
+    )
     faults = [
         f"{label} {v:g}{unit}"
         for label, v, unit in (
@@ -141,7 +167,7 @@ def _announce(emu: RmEmulator, cfg: RmEmulatorCmdCfg, con: Console) -> None:
         if v
     ]
     if faults:
-        con.print(f"rm-emulator: faults: {', '.join(faults)} (seed {cfg.seed})")
+        con.print(f"rm-emulator: faults: {', '.join(faults)} (seed {cfg.seed})", soft_wrap=True)
 
 
 def _wait(stop: threading.Event, duration: float | None) -> None:
