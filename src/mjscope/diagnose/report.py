@@ -105,7 +105,7 @@ def render(report: dict[str, Any], con: Console, verbose: bool = False) -> None:
     )
     if s["nq_nv_note"]:
         con.print(f"  {s['nq_nv_note']}")
-    _actuators(report["actuators"], con)
+    _actuators(report["actuators"], con, report["rollout"].get("ctrl_used", {}))
     _rollout(report["rollout"], con)
     _contact_pairs(report["rollout"], con)
     _contact_params(report["rollout"], con)
@@ -117,13 +117,14 @@ def render(report: dict[str, Any], con: Console, verbose: bool = False) -> None:
         con.print(f"  {k}: {v}")
 
 
-def _actuators(rows: list[dict[str, Any]], con: Console) -> None:
+def _actuators(rows: list[dict[str, Any]], con: Console, used: dict[str, Any]) -> None:
     if not rows:
         return
-    t = _table(
-        "actuators", ("name", "kind", "dyn/gain/bias", "target", "gear", "ctrlrange", "forcerange")
-    )
+    per = used.get("per_actuator", {})
+    columns = ("name", "kind", "dyn/gain/bias", "target", "gear", "ctrlrange", "forcerange")
+    t = _table("actuators", (*columns, "control") if per else columns)
     for r in rows:
+        extra = [per.get(r["name"], "")] if per else []
         t.add_row(
             r["name"],
             r["kind"],
@@ -132,6 +133,7 @@ def _actuators(rows: list[dict[str, Any]], con: Console) -> None:
             _fmt(r["gear"]),
             _fmt(r["ctrlrange"]) if r["ctrlrange"] else "[red]none[/]",
             _fmt(r["forcerange"]) if r["forcerange"] else "[yellow]none[/]",
+            *extra,
         )
     con.print(t)
 
