@@ -72,7 +72,7 @@ def diagnose(
     findings += start_checks(model, key)
     with collect_mujoco_warnings() as runtime:
         result = run_rollout(model, cfg)
-    findings += rollout_checks(model, result)
+    findings = _persisting_overlaps(findings + rollout_checks(model, result))
     findings += message_findings(list(load_messages or ()), runtime)
     findings = locate(findings, model, source)
     files: dict[str, str] = {}
@@ -103,6 +103,26 @@ def diagnose(
         )
     report = build_report(label, summary, actuator_table(model), rollout, findings, files)
     return Diagnosis(report, findings, result)
+
+
+def _persisting_overlaps(findings: list[Finding]) -> list[Finding]:
+    """PENETRATION_REST of a pair warned as SELF_COLLISION_INIT becomes an info.
+
+    It is that overlap persisting: one problem, one warning.
+    """
+    initial = {
+        f.element for f in findings if f.code == "SELF_COLLISION_INIT" and f.severity != "info"
+    }
+    return [
+        replace(
+            f,
+            severity="info",
+            message=f"{f.message}; the overlap of SELF_COLLISION_INIT persists",
+        )
+        if f.code == "PENETRATION_REST" and f.element in initial
+        else f
+        for f in findings
+    ]
 
 
 def start_checks(model: mujoco.MjModel, key: int | None) -> list[Finding]:
