@@ -78,12 +78,14 @@ class ActuatorProbe(Probe):
         # a servo resting at its target jitters around 0 without chattering
         level = np.maximum(CHATTER_LEVEL * self.force_max, np.maximum(0.01 * bound, CHATTER_FLOOR))
         sign = np.where(np.abs(force) > level, np.sign(force), 0.0)  # (n, nu); 0: small
-        seq = np.vstack([self.last_sign[None, :], sign])
-        for k in range(seq.shape[1]):  # flips between the non-zero signs, per actuator
-            s = seq[:, k][seq[:, k] != 0]
-            self.flips[k] += int(np.count_nonzero(s[1:] != s[:-1]))
-            if s.size:
-                self.last_sign[k] = s[-1]
+        seq = np.vstack([self.last_sign[None, :], sign])  # (n + 1, nu)
+        # carry each column's last non-zero sign forward, then count the changes
+        rows = np.where(seq != 0, np.arange(seq.shape[0])[:, None], 0)
+        np.maximum.accumulate(rows, axis=0, out=rows)
+        filled = np.take_along_axis(seq, rows, axis=0)
+        changed = (filled[1:] != filled[:-1]) & (filled[:-1] != 0)
+        self.flips += changed.sum(axis=0)
+        self.last_sign = filled[-1].copy()
 
     def summary(self) -> dict[str, Any]:  # noqa: D102
         return {
