@@ -34,3 +34,25 @@ def test_stiff_undamped_servo_chatters_and_the_damped_one_does_not():
     assert broken["ACTUATOR_CHATTER"].element == "actuator 'a'", broken
     healthy = _codes("position", 'ref="0.1" damping="50"', f'kp="{KP:.6g}"', "const:0")
     assert "ACTUATOR_CHATTER" not in healthy
+
+
+def test_flip_count_across_blocks_matches_a_plain_count():
+    import numpy as np
+
+    from mjscope.diagnose.probes.actuators import ActuatorProbe
+
+    rng = np.random.default_rng(0)
+    force = rng.normal(size=(300, 3))
+    force[rng.random((300, 3)) < 0.3] = 0.0  # steps at rest between pushes
+    p = ActuatorProbe()
+    p.limits = np.full((3, 2), [-np.inf, np.inf])
+    p.force_max = np.full(3, 10.0)  # level: a tenth of it, 1.0
+    p.at_limit, p.flips, p.last_sign, p.steps = np.zeros(3, int), np.zeros(3, int), np.zeros(3), 0
+    p._limits(force[:137])
+    p._limits(force[137:])  # a flip across the block boundary counts once
+    expected = []
+    for k in range(3):
+        s = np.sign(np.where(np.abs(force[:, k]) > 1.0, force[:, k], 0.0))
+        s = s[s != 0]
+        expected.append(int(np.count_nonzero(s[1:] != s[:-1])))
+    assert p.flips.tolist() == expected and p.steps == 300

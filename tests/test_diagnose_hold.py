@@ -52,3 +52,9 @@ def test_thrusters_on_a_free_body_hover():
     res = run_rollout(model, RolloutCfg(steps=600))  # 3 s
     (b,) = res.probes["free_bodies"]
     assert abs(b["z_drop_m"]) < 0.01, b  # a free fall would drop 44 m in 3 s (or land)
+
+
+def test_cpu_time_per_step_is_sampled_beside_the_wall_time():
+    res = run_rollout(mujoco.MjModel.from_xml_string(DRONE), RolloutCfg(steps=320))
+    cpu, wall = res.probes["cpu_per_step_s"], res.probes["wall_per_step_s"]
+    assert 0 < cpu < 1e-3 and 0 < wall < 1e-3  # 20 sampled steps of a one-body model

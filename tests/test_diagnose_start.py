@@ -53,3 +53,19 @@ def test_self_collision_floor_and_solimp_allowance(x, severity):
     reset(m, d, "none")
     found = self_collision_rule(m, d)
     assert [f.severity for f in found] == ([severity] if severity else [])
+
+
+def test_a_persisting_initial_overlap_is_one_warning():
+    from mjscope.diagnose.checks.base import Finding
+    from mjscope.diagnose.diagnosis import _persisting_overlaps
+
+    pair, other = "geoms 'a' / 'b'", "geoms 'c' / 'd'"
+    found = _persisting_overlaps(
+        [
+            Finding("SELF_COLLISION_INIT", "warning", pair, "12 mm", "f"),
+            Finding("PENETRATION_REST", "warning", pair, "12 mm at the end", "f"),
+            Finding("PENETRATION_REST", "warning", other, "9 mm at the end", "f"),
+        ]
+    )
+    assert [f.severity for f in found] == ["warning", "info", "warning"]
+    assert "persists" in found[1].message

@@ -96,6 +96,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--quiet", action="store_true", help="print only findings and the verdict")
     p.add_argument(
+        "--contact-params",
+        action="store_true",
+        help="per colliding pair: mixed solref/solimp, stiffness [N/m], damping [N·s/m], "
+        "predicted vs measured penetration, time constant vs timestep",
+    )
+    p.add_argument(
         "--verbose",
         dest="per_element",
         action="store_true",

@@ -50,6 +50,8 @@ class DiagnoseCmdCfg:
         executor: Where sweep runs go: ``--jobs`` local processes (default one per CPU) or
             ``--ray`` (:class:`~mjscope.runner.ExecutorCfg`).
         quiet: Print only the findings and the verdict (or only the sweep table).
+        contact_params: ``--contact-params``: each colliding pair's contact parameters in
+            physical units at the end of the rollout.
         per_element: ``--verbose``: one findings line per element (default: one per code
             and family of elements; the JSON keeps every element either way).
 
@@ -79,6 +81,7 @@ class DiagnoseCmdCfg:
     executor: ExecutorCfg = field(default_factory=ExecutorCfg)
     quiet: bool = False
     per_element: bool = False
+    contact_params: bool = False
 
     def __post_init__(self) -> None:
         if self.fail_on not in FAIL_ON:

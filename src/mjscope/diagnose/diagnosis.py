@@ -11,6 +11,7 @@ import mujoco
 from mjscope.diagnose.checks import Finding, initial_state_checks, rollout_checks, static_checks
 from mjscope.diagnose.checks.messages import message_findings
 from mjscope.diagnose.checks.source import source_checks
+from mjscope.diagnose.contact_params import pair_params
 from mjscope.diagnose.plots import plot_rollout
 from mjscope.diagnose.report import build_report
 from mjscope.diagnose.rollout import (
@@ -45,6 +46,7 @@ def diagnose(
     plot_dir: str | Path | None = None,
     source: str | Path | None = None,
     load_messages: list[str] | None = None,
+    contact_params: bool = False,
 ) -> Diagnosis:
     """Diagnose a compiled model.
 
@@ -57,6 +59,8 @@ def diagnose(
             URDF lacks); ``None`` or a bundled name: none.
         load_messages: MuJoCo's compiler messages captured while the model loaded
             (:func:`~mjscope.diagnose.episode.collect_mujoco_warnings`).
+        contact_params: Add each colliding pair's contact parameters in physical units at
+            the end of the rollout (:func:`~mjscope.diagnose.contact_params.pair_params`).
 
     Returns:
         The diagnosis.
@@ -68,7 +72,7 @@ def diagnose(
     findings += start_checks(model, key)
     with collect_mujoco_warnings() as runtime:
         result = run_rollout(model, cfg)
-    findings += rollout_checks(model, result)
+    findings = _persisting_overlaps(findings + rollout_checks(model, result))
     findings += message_findings(list(load_messages or ()), runtime)
     findings = locate(findings, model, source)
     files: dict[str, str] = {}
@@ -93,8 +97,32 @@ def diagnose(
         "columns": result.columns,
         **result.probes,
     }
+    if contact_params:
+        rollout["contact_params"] = (
+            pair_params(model, result.final_data) if result.divergence is None else []
+        )
     report = build_report(label, summary, actuator_table(model), rollout, findings, files)
     return Diagnosis(report, findings, result)
+
+
+def _persisting_overlaps(findings: list[Finding]) -> list[Finding]:
+    """PENETRATION_REST of a pair warned as SELF_COLLISION_INIT becomes an info.
+
+    It is that overlap persisting: one problem, one warning.
+    """
+    initial = {
+        f.element for f in findings if f.code == "SELF_COLLISION_INIT" and f.severity != "info"
+    }
+    return [
+        replace(
+            f,
+            severity="info",
+            message=f"{f.message}; the overlap of SELF_COLLISION_INIT persists",
+        )
+        if f.code == "PENETRATION_REST" and f.element in initial
+        else f
+        for f in findings
+    ]
 
 
 def start_checks(model: mujoco.MjModel, key: int | None) -> list[Finding]:

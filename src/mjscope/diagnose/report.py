@@ -105,9 +105,10 @@ def render(report: dict[str, Any], con: Console, verbose: bool = False) -> None:
     )
     if s["nq_nv_note"]:
         con.print(f"  {s['nq_nv_note']}")
-    _actuators(report["actuators"], con)
+    _actuators(report["actuators"], con, report["rollout"].get("ctrl_used", {}))
     _rollout(report["rollout"], con)
     _contact_pairs(report["rollout"], con)
+    _contact_params(report["rollout"], con)
     _dof_forces(report["rollout"], con)
     _equalities(report["rollout"].get("equalities", []), con)
     _sensors(report["rollout"].get("sensors", []), con)
@@ -116,13 +117,14 @@ def render(report: dict[str, Any], con: Console, verbose: bool = False) -> None:
         con.print(f"  {k}: {v}")
 
 
-def _actuators(rows: list[dict[str, Any]], con: Console) -> None:
+def _actuators(rows: list[dict[str, Any]], con: Console, used: dict[str, Any]) -> None:
     if not rows:
         return
-    t = _table(
-        "actuators", ("name", "kind", "dyn/gain/bias", "target", "gear", "ctrlrange", "forcerange")
-    )
+    per = used.get("per_actuator", {})
+    columns = ("name", "kind", "dyn/gain/bias", "target", "gear", "ctrlrange", "forcerange")
+    t = _table("actuators", (*columns, "control") if per else columns)
     for r in rows:
+        extra = [per.get(r["name"], "")] if per else []
         t.add_row(
             r["name"],
             r["kind"],
@@ -131,6 +133,7 @@ def _actuators(rows: list[dict[str, Any]], con: Console) -> None:
             _fmt(r["gear"]),
             _fmt(r["ctrlrange"]) if r["ctrlrange"] else "[red]none[/]",
             _fmt(r["forcerange"]) if r["forcerange"] else "[yellow]none[/]",
+            *extra,
         )
     con.print(t)
 
@@ -191,6 +194,32 @@ def _contact_pairs(r: dict[str, Any], con: Console) -> None:
     con.print(t)
     if len(rows) > 8:
         con.print(f"  … and {len(rows) - 8} more pairs (all in --json)")
+
+
+def _contact_params(r: dict[str, Any], con: Console) -> None:
+    if "contact_params" not in r:
+        return
+    rows = r["contact_params"]
+    if not rows:
+        con.print("contact parameters: no contact at the end of the rollout")
+        return
+    t = _table(
+        "contact parameters at the end of the rollout (at the pair's effective mass)",
+        ("geom1", "geom2", "solref", "solimp", "d", "mass [kg]", "K [N/m]", "B [N·s/m]",
+         "load [N]", "predicted pen [mm]", "measured pen [mm]", "τ/h"),
+    )  # fmt: skip
+    for p in rows[:12]:
+        pred = p["predicted_penetration_m"]
+        t.add_row(
+            p["geom1"], p["geom2"], _fmt(p["solref"]), _fmt(p["solimp"][:3]),
+            f"{p['impedance']:.3g}", _fmt(p["effective_mass_kg"]), f"{p['stiffness_n_per_m']:.3g}",
+            f"{p['damping_ns_per_m']:.3g}", _fmt(p["load_n"]),
+            "-" if pred is None else f"{pred * 1e3:.3g}", f"{p['penetration_m'] * 1e3:.3g}",
+            _fmt(p["timeconst_over_timestep"]),
+        )  # fmt: skip
+    con.print(t)
+    if len(rows) > 12:
+        con.print(f"  … and {len(rows) - 12} more pairs (all in --json)")
 
 
 def _dof_forces(r: dict[str, Any], con: Console, limit: int = 40) -> None:

@@ -12,9 +12,7 @@ CSV of the target name is never replaced by a partial one.
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,8 +22,6 @@ import numpy as np
 
 from mjscope.diagnose.controls import (
     DEFAULT_CTRL,
-    ControlPlan,
-    Spec,
     check_noise_scale,
     ctrl_report,
     parse_ctrl,
@@ -43,6 +39,7 @@ from mjscope.diagnose.episode import (
     resolve_key,
     steps_for,
 )
+from mjscope.diagnose.loop import LoopCfg, step_loop
 from mjscope.diagnose.outputs import Interrupted
 from mjscope.diagnose.probes import (
     WARNING_NAMES,
@@ -59,11 +56,9 @@ from mjscope.diagnose.probes import (
     StateProbe,
     WarningProbe,
 )
-from mjscope.diagnose.probes.base import Reader
 from mjscope.diagnose.probes.vectors import VectorProbe, parse_columns
 from mjscope.diagnose.recording import Recorder
 from mjscope.exceptions import OutputError
-from mjscope.progress import RunProgress
 
 logger = logging.getLogger(__name__)
 
@@ -128,9 +123,6 @@ class RolloutCfg:
     contact_every: int = 10
     columns: tuple[str, ...] = ()
     progress: bool | None = None
-
-
-PROGRESS_AFTER_S = 2.0  # a rollout shows its progress line once it has run this long [s]
 
 
 @dataclass
@@ -210,14 +202,18 @@ def run_rollout(
     free = free_body_heights(model, data)
     try:
         with mujoco_warnings_to_logging():
-            stepping = _loop(model, data, cfg, rec, specs)
+            stepping = step_loop(
+                model, data, LoopCfg(cfg.steps, cfg.seed, cfg.noise_scale, cfg.progress), rec, specs
+            )
     except BaseException as e:
         _stop(rec, e)
         raise
     rec.close()
     result = _result(model, data, rec, probes, rec.steps)
     result.probes["ctrl_used"] = ctrl_report(model, specs)
-    result.probes["wall_per_step_s"] = stepping / max(rec.steps, 1)
+    wall, cpu, sampled = stepping
+    result.probes["wall_per_step_s"] = wall / max(rec.steps, 1)
+    result.probes["cpu_per_step_s"] = cpu / sampled if sampled else float("nan")
     end = free_body_heights(model, data)
     result.probes["free_bodies"] = [
         {"name": name, "z0_m": z0, "z_final_m": end[name], "z_drop_m": z0 - end[name]}
@@ -236,83 +232,6 @@ def _stop(rec: Recorder, e: BaseException) -> None:
     if isinstance(e, OutputError):
         raise OutputError(f"{e}; the rows recorded so far are in {kept}, {rec.path} is unchanged")
     logger.error("the rollout failed; the rows recorded so far are in %s", kept)
-
-
-def _loop(
-    model: mujoco.MjModel, data: mujoco.MjData, cfg: RolloutCfg, rec: Recorder, specs: list[Spec]
-) -> float:
-    """Step and record; returns the wall time spent inside ``mj_step`` [s]."""
-    read = _chain(rec.bind(model, data))
-    rows = rec.rows
-    ctrl = data.ctrl  # (nu,) view
-    plan = ControlPlan(model, data, specs, rows, cfg.seed, cfg.noise_scale)
-    first = plan.block(0)
-    noise: np.ndarray | None = None if plan.constant else first
-    ctrl[:] = first[0]
-    hold = plan.feedback
-    wn = memoryview(data.warning.number)  # Python ints, indexed by mjtWarning
-    w = mujoco.mjtWarning
-    qpos_w, qvel_w, qacc_w = int(w.mjWARN_BADQPOS), int(w.mjWARN_BADQVEL), int(w.mjWARN_BADQACC)
-    step = mujoco.mj_step
-    clock = time.perf_counter
-    stepping = 0.0  # [s]
-    started, bar = clock(), None
-    i = 0  # whole rows in the current block
-    try:
-        for _ in range(cfg.steps):
-            if noise is not None:
-                ctrl[:] = noise[i]
-            if hold is not None:
-                hold(ctrl)
-            t0 = clock()
-            step(model, data)
-            stepping += clock() - t0
-            read(i)
-            i += 1
-            if wn[qacc_w] or wn[qvel_w] or wn[qpos_w]:
-                break
-            if i == rows:
-                i = 0  # first: an interrupt inside flush must not flush these rows again
-                rec.flush(rows)
-                noise = None if plan.constant else plan.block(rec.steps)
-                bar = bar or _late_progress(model, cfg, started)
-                if bar is not None:
-                    bar.update(rec.steps)
-    except KeyboardInterrupt:
-        if bar is not None:
-            bar.__exit__(None, None, None)
-        if not rec.flushing:
-            with contextlib.suppress(OutputError):  # a dead writer: the interrupt still wins
-                rec.flush(i)  # the whole rows so far go to the partial CSV
-        raise
-    rec.flush(i)
-    if bar is not None:
-        bar.update(rec.steps)
-        bar.__exit__(None, None, None)
-    return stepping
-
-
-def _late_progress(model: mujoco.MjModel, cfg: RolloutCfg, started: float) -> RunProgress | None:
-    """A started progress line once the rollout has run :data:`PROGRESS_AFTER_S`, else None."""
-    if cfg.progress is False or time.perf_counter() - started < PROGRESS_AFTER_S:
-        return None
-    bar = RunProgress(
-        "diagnose rollout", total=cfg.steps, unit="steps", dt=float(model.opt.timestep),
-        show=cfg.progress,
-    )  # fmt: skip
-    return bar.__enter__() if bar.shown else None
-
-
-def _chain(reads: list[Reader]) -> Reader:
-    """One call per step: the reader itself when there is one (the usual case), else all."""
-    if len(reads) == 1:
-        return reads[0]
-
-    def read_all(i: int) -> None:
-        for r in reads:
-            r(i)
-
-    return read_all
 
 
 def _result(

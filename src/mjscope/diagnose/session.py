@@ -68,7 +68,15 @@ def _run_single(cfg: DiagnoseCmdCfg, con: Console) -> int:
     rcfg = cfg.rollout_cfg(model)
     if cfg.baseline and rcfg.csv is None:
         rcfg = replace(rcfg, csv=str(ensure_dir(cfg.baseline, "baseline folder") / "last.csv"))
-    dg = diagnose(model, cfg.model, rcfg, cfg.plot, source=cfg.model, load_messages=compiler)
+    dg = diagnose(
+        model,
+        cfg.model,
+        rcfg,
+        cfg.plot,
+        source=cfg.model,
+        load_messages=compiler,
+        contact_params=cfg.contact_params,
+    )
     if cfg.json:
         write_json(dg.report, cfg.json)
         dg.report["files"]["json"] = cfg.json

@@ -8,6 +8,9 @@ From the counts of :class:`~mjscope.diagnose.probes.ActuatorProbe`:
 - ACTUATOR_CHATTER: the force changed sign (at more than a tenth of its limit) more than
   :data:`CHATTER_PER_STEP` times per step, at least :data:`MIN_FLIPS` times: a servo too stiff
   for the timestep, or a controller fighting a constraint, buzzing back and forth.
+
+Actuators driven by ``--ctrl noise`` are left out: a random control saturates and flips by
+itself.
 """
 
 from __future__ import annotations
@@ -34,8 +37,11 @@ def actuator_use_rule(model: mujoco.MjModel, result: RolloutResult) -> list[Find
     if not frac or not flips or not steps:
         return []
     h = float(model.opt.timestep)
+    kinds = list(p.get("ctrl_used", {}).get("per_actuator", {}).values())
     out = []
     for a in range(model.nu):
+        if a < len(kinds) and kinds[a] == "noise":
+            continue  # a random control saturates and flips by itself
         label = f"actuator '{name_of(model, mujoco.mjtObj.mjOBJ_ACTUATOR, a, 'actuator')}'"
         if frac[a] > SATURATED_FRACTION:
             out.append(

@@ -4,7 +4,7 @@ What S1.13's "controller output but the joint does not move" asks to read: is th
 control, does the actuator turn it into a force. Gathered raw per step, reduced per block.
 It also counts, per actuator, the steps its force sat at its limit (``forcerange``, or a
 motor's ``gain × ctrlrange``) and the sign flips of a force above :data:`CHATTER_LEVEL` of
-that limit (or of its largest force): saturation and chatter.
+its largest force (and 1 % of the limit): saturation and chatter.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ import numpy as np
 
 from mjscope.diagnose.probes.base import Probe
 
-CHATTER_LEVEL = 0.1  # a force sign flip counts above this fraction of the limit [1]
+CHATTER_LEVEL = 0.1  # a force sign flip counts above this fraction of the largest force [1]
+CHATTER_FLOOR = 1e-3  # ... and above this force [N | N·m]
 LIMIT_TOL = 1e-6  # relative distance to the limit that counts as at it [1]
 
 
@@ -73,16 +74,18 @@ class ActuatorProbe(Probe):
         self.at_limit += at.sum(axis=0)
         self.steps += force.shape[0]
         bound = np.where(np.isfinite(span) & (span > 0), np.maximum(np.abs(lo), np.abs(hi)), 0.0)
-        level = CHATTER_LEVEL * np.where(
-            bound > 0, np.minimum(bound, self.force_max), self.force_max
-        )
+        # a flip counts above a tenth of the largest force, 1 % of the limit and 1 mN(·m):
+        # a servo resting at its target jitters around 0 without chattering
+        level = np.maximum(CHATTER_LEVEL * self.force_max, np.maximum(0.01 * bound, CHATTER_FLOOR))
         sign = np.where(np.abs(force) > level, np.sign(force), 0.0)  # (n, nu); 0: small
-        seq = np.vstack([self.last_sign[None, :], sign])
-        for k in range(seq.shape[1]):  # flips between the non-zero signs, per actuator
-            s = seq[:, k][seq[:, k] != 0]
-            self.flips[k] += int(np.count_nonzero(s[1:] != s[:-1]))
-            if s.size:
-                self.last_sign[k] = s[-1]
+        seq = np.vstack([self.last_sign[None, :], sign])  # (n + 1, nu)
+        # carry each column's last non-zero sign forward, then count the changes
+        rows = np.where(seq != 0, np.arange(seq.shape[0])[:, None], 0)
+        np.maximum.accumulate(rows, axis=0, out=rows)
+        filled = np.take_along_axis(seq, rows, axis=0)
+        changed = (filled[1:] != filled[:-1]) & (filled[:-1] != 0)
+        self.flips += changed.sum(axis=0)
+        self.last_sign = filled[-1].copy()
 
     def summary(self) -> dict[str, Any]:  # noqa: D102
         return {
