@@ -186,6 +186,31 @@ class HqpCfg:
 
 
 @dataclass(frozen=True)
+class ForceLoopCfg:
+    """Guarded approach and force loop along the insertion axis (:mod:`mjscope.control.force_loop`).
+
+    ``cic`` and ``se3_lie`` get both; ``hqp`` (which keeps its own preload) only the guard.
+
+    Attributes:
+        enabled: Shape the docking reference (off: the planner's reference as is).
+        target: Preload along the axis [N].
+        contact_threshold: Compensated force that detects contact [N].
+        gain: Admittance gain [m/(N·s)].
+        max_rate: Largest reference depth rate in force mode [m/s].
+        guard_distance: Guard zone before the socket bottom [m].
+        guard_speed: Largest reference speed along the axis in the guard zone [m/s].
+    """
+
+    enabled: bool = False
+    target: float = 5.0
+    contact_threshold: float = 2.0
+    gain: float = 0.002
+    max_rate: float = 0.01
+    guard_distance: float = 0.004
+    guard_speed: float = 0.01
+
+
+@dataclass(frozen=True)
 class ControllerCfg:
     """Controller overrides."""
 
@@ -193,6 +218,7 @@ class ControllerCfg:
     friction_comp: FrictionCompCfg = field(default_factory=FrictionCompCfg)
     se3_impedance: Se3ImpedanceCfg = field(default_factory=Se3ImpedanceCfg)
     hqp: HqpCfg = field(default_factory=HqpCfg)
+    force_loop: ForceLoopCfg = field(default_factory=ForceLoopCfg)
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mjscope.control.controllers import Controller
+from mjscope.control.force_loop import ForceLoop
 from mjscope.control.friction import FrictionModel
 from mjscope.control.observer import known_dissipation
 from mjscope.control.planners import MotionReference, ReferenceAdapter
@@ -207,6 +208,7 @@ def run_loop(
     result: RunResult,
     compensator: ToolLoadCompensator | None = None,
     torque_rate: float = math.inf,
+    shaper: ForceLoop | None = None,
 ) -> None:
     """Run ``n_steps`` control periods, logging into ``result.log``; sets steps, status, time.
 
@@ -220,6 +222,8 @@ def run_loop(
         result: Receives the log samples, step count, status and wall time.
         compensator: Tool-load compensation of the F/T reading (see :class:`Probe`).
         torque_rate: Torque-rate limit of the loop [N·m/s] (:class:`TorqueLimiter`).
+        shaper: Guarded approach / force loop applied to each reference (it sees the
+            compensated world wrench); the log keeps the shaped reference.
     """
     sc = result.scene
     probe = Probe(env, sc, compensator)
@@ -246,6 +250,8 @@ def run_loop(
     start = time.perf_counter()
     for k, ref in enumerate(references(reference, n_steps, dt)):
         t = k * dt
+        if shaper is not None:
+            ref = shaper.shape(ref, wrench)
         if not docking:
             F = zero
         else:
@@ -272,6 +278,8 @@ def run_loop(
     result.wall_time = time.perf_counter() - start
     result.steps = steps
     result.controller_stats = {**getattr(ctrl, "stats", {}), **limit.stats}
+    if shaper is not None and shaper.in_contact:
+        result.controller_stats["contact_detected_ms"] = round(1e3 * shaper.contact_time)
 
 
 def _stop(result: RunResult, message: str) -> None:

@@ -24,6 +24,7 @@ from mjscope.control.controllers import (
     Se3Gains,
     Se3LieController,
 )
+from mjscope.control.force_loop import ForceLoop, ForceLoopGains
 from mjscope.control.friction import FrictionModel
 from mjscope.control.planners import (
     CircleTrajectory,
@@ -253,7 +254,8 @@ def run_simulation(
     ff = friction if use_fc and friction.active else None
     comp = build_compensator(sc, pin_model) if cfg.ft.compensate else None
     try:
-        run_loop(env, ctrl, reference, ff, limits, n_steps, result, comp, loop_rate(cfg, name))
+        run_loop(env, ctrl, reference, ff, limits, n_steps, result, comp, loop_rate(cfg, name),
+                 build_shaper(sc, name))  # fmt: skip
     finally:
         if record is not None:
             env.save_recording()  # streamed; kept up to where the run stopped
@@ -267,6 +269,22 @@ def loop_rate(cfg: SceneCfg, controller: str) -> float:
     """
     rate = None if controller == "hqp" else cfg.controller.impedance.torque_rate_limit
     return math.inf if rate is None else float(rate)
+
+
+def build_shaper(scene: Scene, controller: str) -> ForceLoop | None:
+    """The scene's guarded approach / force loop (``None`` when off or without a dock).
+
+    Along the nominal dock axis (into the socket), expected contact at the socket bottom;
+    ``hqp`` gets the guard only (it keeps its own preload).
+    """
+    fl, dock = scene.cfg.controller.force_loop, scene.cfg.dock
+    if not fl.enabled or dock is None:
+        return None
+    gains = ForceLoopGains(fl.target, fl.contact_threshold, fl.gain, fl.max_rate,
+                           fl.guard_distance, fl.guard_speed)  # fmt: skip
+    axis = -dock_rotation(dock)[:, 2]
+    return ForceLoop(gains, axis, dock.pos, dock.depth, scene.cfg.control_period,
+                     force_mode=controller != "hqp")  # fmt: skip
 
 
 def tool_load(scene: Scene) -> ToolLoad:
