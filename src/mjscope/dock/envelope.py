@@ -220,7 +220,7 @@ def _write(rows: list[dict[str, Any]], env: Envelope, name: str, trials: int, se
     files = [write_text(paths["envelope.csv"], csv), write_text(paths["envelope.md"], "".join(md))]
     from mjscope.dock.envelope_plot import plot_envelope  # matplotlib only here
 
-    files.append(plot_envelope(rows, env, name, paths["envelope.png"]))
+    files.append(plot_envelope(rows, env.kind, name, paths["envelope.png"]))
     return files
 
 

@@ -6,7 +6,7 @@ One figure, ``envelope.png``/``.pdf``, in the seed's style (:mod:`mjscope.dock.p
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from matplotlib import style as mpl_style
@@ -14,21 +14,20 @@ from matplotlib.figure import Figure
 
 from mjscope.dock.plot_style import legend, save, styles
 
-if TYPE_CHECKING:
-    from mjscope.dock.envelope import Envelope
-
 #: Magnitude scale and label per kind (lateral shown in mm).
 AXIS = {"lateral": (1e3, "lateral dock offset [mm]"), "yaw": (1.0, "dock yaw error [deg]"),
         "tilt": (1.0, "dock tilt [deg]")}  # fmt: skip
 
 
-def plot_envelope(rows: list[dict[str, Any]], env: Envelope, name: str, png: Path) -> Path:
+def plot_envelope(rows: list[dict[str, Any]], kind: str, name: str, png: Path) -> Path:
     """Write the figure next to ``png`` (PNG and PDF); returns the PNG path.
+
+    ``kind`` is the perturbation (``lateral``, ``yaw``, ``tilt``): it picks the axis scale.
 
     Raises:
         OutputError: The folder cannot be written.
     """
-    scale, label = AXIS[env.kind]
+    scale, label = AXIS[kind]
     with mpl_style.context(styles("en")):
         fig = Figure(figsize=(3.5, 2.6), layout="constrained")
         ax = fig.subplots()
