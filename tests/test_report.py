@@ -86,3 +86,19 @@ def test_demo_index_links_each_feature_report_and_chromium_shows_them(tmp_path: 
         assert (top.sum(axis=2) < 200).sum() > 500, f"{part}: no title text"
         dark = shot.astype(int).sum(axis=2) < 150  # the render's dark scene, not the page
         assert dark.sum() > 60_000, f"{part}: no rendered figure on the page"
+
+
+def test_diagnose_html_shows_the_verdict_findings_and_the_plot(tmp_path: Path) -> None:
+    from mjscope.cli import main
+
+    page = tmp_path / "d.html"
+    assert main(["diagnose", "quadruped", "--steps", "200", "--html", str(page)]) == 0
+    html = page.read_text()
+    assert "mjscope diagnose · quadruped" in html and "VISUAL_GEOMS" in html
+    assert "mjscope diagnose quadruped --steps 200 --html" in html
+    assert not list(tmp_path.glob("mjscope-plots-*"))  # no temporary plot left behind
+    shot = chromium_screenshot(page, tmp_path / "d.png", (1200, 1200))
+    top = shot[:80].astype(int)
+    assert (top.sum(axis=2) < 200).sum() > 500, "no title text"
+    coloured = np.ptp(shot.astype(int), axis=2) > 60  # plot lines (blue, orange), not grey text
+    assert coloured.sum() > 2000, "the rollout plot is not on the page"

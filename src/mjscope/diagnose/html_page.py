@@ -32,15 +32,17 @@ def diagnose_page(report: Mapping[str, Any], plots: list[Path], code: int) -> Re
             paragraphs=() if findings else ("No findings.",),
             findings=tuple(_finding(f) for f in findings),
         ),
-        Section("Model", tables=(Table.from_mapping(_flat(report.get("summary", {}))),)),
     ]
+    if plots:
+        sections.append(Section("Plots", figures=tuple(Figure.from_png(p) for p in plots)))
+    sections.append(
+        Section("Model", tables=(Table.from_mapping(_flat(report.get("summary", {}))),))
+    )
     if report.get("actuators"):
         sections.append(Section("Actuators", tables=(Table.from_records(report["actuators"]),)))
     rollout = _flat(report.get("rollout", {}))
     if rollout:
         sections.append(Section("Rollout", tables=(Table.from_mapping(rollout),)))
-    if plots:
-        sections.append(Section("Plots", figures=tuple(Figure.from_png(p) for p in plots)))
     return Report(
         title=f"mjscope diagnose · {report.get('model', '')}",
         verdict=verdict,
