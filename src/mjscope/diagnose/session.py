@@ -202,6 +202,6 @@ def run_compare(cfg: CompareCfg, con: Console) -> int:
         labels = (Path(cfg.a).name, Path(cfg.b).name)
         units = read_units(cfg.a)
         ranked = rank_columns(res, ca, cb, units)
-        con.print(f"plot: {plot_overlay(ca, cb, labels, cfg.plot, ranked, units)}")
+        con.print(f"plot: {plot_overlay(ca, cb, labels, cfg.plot, ranked, units, cfg.tol)}")
     con.print("SAME within tolerance" if res["passed"] else "DIFFERENT beyond tolerance")
     return 0 if res["passed"] else 1
