@@ -93,3 +93,27 @@ def chromium_screenshot(page: Path, png: Path, size: tuple[int, int] = (1200, 90
     subprocess.run(cmd, capture_output=True, timeout=120, check=False)
     assert png.is_file(), f"Chromium wrote no screenshot of {page}"
     return iio.imread(png)[..., :3]
+
+
+def run_in_pty(argv: list[str], timeout: float = 240.0) -> tuple[int, str]:
+    """Run ``argv`` with stdout and stderr on a pseudo-terminal; its exit code and output."""
+    import os
+    import pty
+    import subprocess
+
+    main, child = pty.openpty()
+    env = {**os.environ, "TERM": "xterm", "COLUMNS": "160"}
+    proc = subprocess.Popen(argv, stdin=child, stdout=child, stderr=child, env=env)
+    os.close(child)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:  # the child closed its side
+            break
+        if not chunk:
+            break
+        out += chunk
+    code = proc.wait(timeout=timeout)
+    os.close(main)
+    return code, out.decode(errors="replace")

@@ -18,15 +18,17 @@ if TYPE_CHECKING:  # models imports MuJoCo: commands that need no model (mock-ar
 CfgT = TypeVar("CfgT")
 
 
-def console(args: argparse.Namespace | None = None) -> Console:
+def console(args: argparse.Namespace | None = None, own_quiet: bool = False) -> Console:
     """The command's human output: a rich console on stdout.
 
     With ``--json -`` it writes to stderr (stdout carries the JSON alone); with ``--quiet`` it
-    prints nothing. Not on a terminal (pipes, CI logs) it is plain: text lines are never broken
-    (scripts grep them) and tables fit ``COLUMNS`` (default 160), a reader's window.
+    prints nothing (unless ``own_quiet``: the command's ``--quiet`` means less, not nothing, as
+    ``diagnose --quiet`` prints its compiler-style findings and the verdict). Not on a terminal
+    (pipes, CI logs) it is plain: text lines are never broken (scripts grep them) and tables
+    fit ``COLUMNS`` (default 160), a reader's window.
     """
     to_stderr = getattr(args, "json", None) == "-"
-    quiet = bool(getattr(args, "quiet", False))
+    quiet = bool(getattr(args, "quiet", False)) and not own_quiet
     if (sys.stderr if to_stderr else sys.stdout).isatty():
         return Console(highlight=False, soft_wrap=False, stderr=to_stderr, quiet=quiet)
     return Console(  # lines stay whole for grep; tables lay out within the width

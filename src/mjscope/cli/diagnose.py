@@ -123,8 +123,8 @@ def run(args: argparse.Namespace) -> int:
     from mjscope.diagnose import run_compare, run_diagnose
 
     if args.model == "compare":
-        return run_compare(compare_cfg(args), console(args))
-    return run_diagnose(diagnose_cfg(args), console(args))
+        return run_compare(compare_cfg(args), console(args, own_quiet=True))
+    return run_diagnose(diagnose_cfg(args), console(args, own_quiet=True))
 
 
 def _model(args: argparse.Namespace) -> str:
@@ -155,7 +155,9 @@ def compare_cfg(args: argparse.Namespace) -> CompareCfg:
 
     if len(args.extra) != 2:
         raise ConfigError("usage: mjscope diagnose compare A.csv B.csv [--tol X] [--plot DIR]")
-    return CompareCfg(a=args.extra[0], b=args.extra[1], tol=args.tol, plot=args.plot)
+    return CompareCfg(
+        a=args.extra[0], b=args.extra[1], tol=args.tol, plot=args.plot, progress=not args.quiet
+    )
 
 
 def diagnose_cfg(args: argparse.Namespace) -> DiagnoseCmdCfg:

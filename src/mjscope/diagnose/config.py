@@ -130,9 +130,11 @@ class CompareCfg:
         b: Second CSV.
         tol: Largest accepted absolute deviation per value.
         plot: Folder for the overlay figure ``compare.png`` (``None``: no plot).
+        progress: Show the progress line on a terminal (off with ``--quiet``).
     """
 
     a: str
     b: str
     tol: float = 1e-9
     plot: str | None = None
+    progress: bool = True

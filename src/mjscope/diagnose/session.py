@@ -35,6 +35,7 @@ from mjscope.diagnose.sweep_plots import plot_sweep_summary
 from mjscope.exceptions import ConfigError
 from mjscope.models import load
 from mjscope.paths import check_writable, ensure_dir
+from mjscope.progress import RunProgress
 from mjscope.report import write_html
 
 
@@ -181,8 +182,16 @@ def run_compare(cfg: CompareCfg, con: Console) -> int:
     """
     if cfg.plot:
         ensure_dir(cfg.plot)  # an unusable folder fails before any output
-    ca, cb = read_csv(cfg.a), read_csv(cfg.b)
-    res = compare(ca, cb, cfg.tol)
+    with RunProgress(
+        "diagnose compare", total=3, unit="stages", show=None if cfg.progress else False
+    ) as bar:
+        bar.update(0, f"reading {Path(cfg.a).name}")
+        ca = read_csv(cfg.a)
+        bar.update(1, f"reading {Path(cfg.b).name}")
+        cb = read_csv(cfg.b)
+        bar.update(2, "comparing")
+        res = compare(ca, cb, cfg.tol)
+        bar.update(3, "done")
     t = Table(title=f"compare {cfg.a} vs {cfg.b} (tol {cfg.tol:g})")
     for c in ("column", "max |A-B|", "first diverging step"):
         t.add_column(c)
