@@ -34,6 +34,8 @@ _TEXT: dict[str, tuple[str, str]] = {
     "joint_torque": ("joint torque [N$\\cdot$m]", "关节力矩 [N$\\cdot$m]"),
     "x": ("x [m]", "x [m]"),
     "y": ("y [m]", "y [m]"),
+    "track_skip": ("gate starts (track_skip)", "门限起点 (track_skip)"),
+    "log_floor": ("smaller values drawn at the floor", "更小的值画在下限"),
 }
 
 

@@ -44,9 +44,16 @@ Arrays = Mapping[str, np.ndarray]
 def semilogy(ax: Axes, t: np.ndarray, y: np.ndarray, fmt: str = "k-", **kw: Any) -> None:
     """Log-scale error curve: transient and residual both readable (floored at LOG_FLOOR).
 
-    ``fmt=""`` takes the style's next colour and line style (one curve per controller).
+    ``fmt=""`` takes the style's next colour and line style (one curve per controller). When
+    any value lies below the floor, the axes say so in their lower right corner (``lang``: the
+    note's language, default English).
     """
+    lang = kw.pop("lang", "en")
     ax.semilogy(t, np.maximum(y, LOG_FLOOR), *([fmt] if fmt else []), **kw)
+    note = f"{text('log_floor', lang)} {LOG_FLOOR:g}"
+    if np.any(np.asarray(y) < LOG_FLOOR) and all(t.get_text() != note for t in ax.texts):
+        ax.text(0.99, 0.03, note, transform=ax.transAxes, ha="right", va="bottom",
+                fontsize=5, color="0.35")  # fmt: skip
 
 
 def rows(n: int, lang: str, height: float = 1.3) -> tuple[Figure, list[Axes]]:
@@ -80,8 +87,10 @@ def orientation_error_mrad(d: Arrays) -> np.ndarray:
 def _position(d: Arrays, scene: Scene, lang: str) -> Figure:
     fig, axes = rows(3, lang)
     for i, ax in enumerate(axes):
-        ax.plot(d["t"], d["eef_pos"][:, i], "k-", label=text("actual", lang))
-        ax.plot(d["t"], d["ref_pos"][:, i], "r--", label=text("reference", lang))
+        # reference underneath, wide and light; the actual curve on top stays visible on it
+        ax.plot(d["t"], d["ref_pos"][:, i], color="tab:red", lw=2.4, alpha=0.45,
+                label=text("reference", lang), zorder=1)  # fmt: skip
+        ax.plot(d["t"], d["eef_pos"][:, i], "k-", lw=0.8, label=text("actual", lang), zorder=2)
         ax.set_ylabel(text("pos_axis", lang, axis=AXES[i]))
     legend(axes[0])
     return fig
@@ -89,23 +98,26 @@ def _position(d: Arrays, scene: Scene, lang: str) -> Figure:
 
 def _errors(d: Arrays, scene: Scene, lang: str) -> Figure:
     fig, (a, b) = rows(2, lang)
-    semilogy(a, d["t"], position_error_mm(d))
+    semilogy(a, d["t"], position_error_mm(d), lang=lang)
     a.set_ylabel(text("pos_error", lang))
-    semilogy(b, d["t"], orientation_error_mrad(d))
+    semilogy(b, d["t"], orientation_error_mrad(d), lang=lang)
     b.set_ylabel(text("ori_error", lang))
+    skip = float(d["t"][0]) + float(scene.cfg.gate.track_skip)
     for ax in (a, b):
-        ax.axvline(float(d["t"][0]) + float(scene.cfg.gate.track_skip), color="gray", ls=":")
+        ax.axvline(skip, color="gray", ls=":", label=text("track_skip", lang))
+    legend(a, 1)
     return fig
 
 
 def _forces(d: Arrays, scene: Scene, lang: str) -> Figure:
     fig, (a, b) = rows(2, lang)
-    for i in range(3):
-        a.plot(d["t"], d["wrench"][:, i], label=f"$F_{AXES[i]}$")
-        b.plot(d["t"], d["wrench"][:, 3 + i], label=f"$M_{AXES[i]}$")
-    if scene.mode == "docking":
+    if scene.mode == "docking":  # underneath, wide and light: F_z on top of it stays visible
         fn = text("contact_fn", lang)
-        a.plot(d["t"], d["contact_force"], color="0.55", ls="-", lw=1.2, label=fn)
+        a.plot(d["t"], d["contact_force"], color="0.6", ls="-", lw=2.6, alpha=0.6, label=fn,
+               zorder=1)  # fmt: skip
+    for i in range(3):
+        a.plot(d["t"], d["wrench"][:, i], lw=0.8, label=f"$F_{AXES[i]}$", zorder=2)
+        b.plot(d["t"], d["wrench"][:, 3 + i], lw=0.8, label=f"$M_{AXES[i]}$", zorder=2)
     a.set_ylabel(text("force", lang))
     b.set_ylabel(text("torque", lang))
     legend(a, 2)
@@ -122,11 +134,11 @@ def _insertion(d: Arrays, scene: Scene, lang: str) -> Figure:
     a.axhline(1e3 * gate.depth_fraction * dock.depth, color="r", ls=":", label=text("gate", lang))
     a.set_ylabel(text("depth", lang))
     legend(a)
-    semilogy(b, d["t"], 1e3 * np.abs(d["lateral_error"]))
+    semilogy(b, d["t"], 1e3 * np.abs(d["lateral_error"]), lang=lang)
     lateral = dock.clearance if gate.max_lateral is None else gate.max_lateral
     b.axhline(1e3 * lateral, color="r", ls=":")
     b.set_ylabel(text("lateral", lang))
-    semilogy(c, d["t"], np.degrees(np.abs(d["axis_angle"])))
+    semilogy(c, d["t"], np.degrees(np.abs(d["axis_angle"])), lang=lang)
     c.axhline(math.degrees(gate.max_axis_angle), color="r", ls=":")
     c.set_ylabel(text("axis_angle", lang))
     return fig
@@ -145,8 +157,10 @@ def _torques(d: Arrays, scene: Scene, lang: str) -> Figure:
 
 def _path(d: Arrays, scene: Scene, lang: str) -> Figure:
     fig, a = top_view(lang)
-    a.plot(d["eef_pos"][:, 0], d["eef_pos"][:, 1], "k-", label=text("actual", lang))
-    a.plot(d["ref_pos"][:, 0], d["ref_pos"][:, 1], "r--", label=text("reference", lang))
+    a.plot(d["ref_pos"][:, 0], d["ref_pos"][:, 1], color="tab:red", lw=2.4, alpha=0.45,
+           label=text("reference", lang), zorder=1)  # fmt: skip
+    a.plot(d["eef_pos"][:, 0], d["eef_pos"][:, 1], "k-", lw=0.8, label=text("actual", lang),
+           zorder=2)  # fmt: skip
     legend(a)
     return fig
 

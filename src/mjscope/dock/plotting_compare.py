@@ -45,9 +45,10 @@ def _axes(lang: str) -> tuple[Figure, Axes]:
     return fig, a
 
 
-def _skip_line(a: Axes, runs: Runs, scene: Scene) -> None:
+def _skip_line(a: Axes, runs: Runs, scene: Scene, lang: str) -> None:
     t0 = min(float(d["t"][0]) for d in runs.values())
-    a.axvline(t0 + float(scene.cfg.gate.track_skip), color="gray", ls=":", lw=0.8)
+    skip = t0 + float(scene.cfg.gate.track_skip)
+    a.axvline(skip, color="gray", ls=":", lw=0.8, label=text("track_skip", lang))
 
 
 def _error_overlay(
@@ -56,10 +57,10 @@ def _error_overlay(
     """One log-scale ``error(d)`` curve per run, the tracking-skip line, y label ``label``."""
     fig, a = _axes(lang)
     for name, d in runs.items():
-        semilogy(a, d["t"], error(d), "", label=name)
-    _skip_line(a, runs, scene)
+        semilogy(a, d["t"], error(d), "", label=name, lang=lang)
+    _skip_line(a, runs, scene, lang)
     a.set_ylabel(text(label, lang))
-    legend(a, len(runs))
+    legend(a, len(runs) + 1)  # the runs and the tracking-skip line
     return fig
 
 
