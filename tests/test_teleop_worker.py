@@ -125,11 +125,12 @@ def test_a_rate_below_90_percent_for_a_second_is_a_warning(caplog) -> None:
     with caplog.at_level(logging.WARNING, logger="mjscope.teleop.worker"):
         tele.run(1.6)
     tele.close()
-    left, right = tele.workers["left"].stats, tele.workers["right"].stats
-    assert left.slow_warnings == 1 and right.slow_warnings == 0
+    left = tele.workers["left"].stats
+    assert left.slow_warnings == 1  # once per episode, not once per window
     msgs = [r.getMessage() for r in caplog.records if "left arm" in r.getMessage()]
     assert msgs and "against the configured 90 Hz" in msgs[0] and "below 90 %" in msgs[0]
-    assert tele.arms["right"].stats.rate_hz() > 80  # the slow arm did not slow the other
+    slow, fast = (tele.arms[s].stats.rate_hz() for s in ("left", "right"))
+    assert slow < 60 and fast > 1.4 * slow  # ≈ 45 Hz vs ≈ 90: the slow arm did not slow the other
 
 
 def test_an_exception_in_one_arm_stops_it_and_by_default_the_other_too() -> None:
