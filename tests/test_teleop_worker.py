@@ -166,3 +166,30 @@ def test_isolate_faults_keeps_the_healthy_arm_cycling(isolate: bool) -> None:
     tele.close()
     assert tele.arms["left"].stopped and not tele.arms["right"].stopped
     assert tele.arms["right"].stats.cycles > 0.8 * 1.5 * 90
+
+
+def test_a_stop_in_real_mode_ramps_the_arm_down_through_its_controller() -> None:
+    from mjscope.teleop.build import make_adapter
+    from mjscope.teleop.emulator import RmEmulator, RmEmulatorCfg
+
+    s = RIG.sides["left"]
+    emu_cfg = RmEmulatorCfg(port=0, initial_joints_deg=tuple(s.initial_joint_pose_deg))
+    rec = Recorder()
+    with RmEmulator(emu_cfg) as emu:
+        arm = build_arm(ROOT, "left", s, make_adapter("real", "left", s, emu.address), None)
+        tele = Teleop({"left": arm}, ScriptedXrSource(circling()), rec)
+        stop = threading.Event()
+        tele.start(time.monotonic())
+        threading.Thread(target=lambda: (rec.moving.wait(10.0), stop.set()), daemon=True).start()
+        tele.run(20.0, stop)
+        tele.close()
+        sent = np.radians(np.array([j for _, j in emu.canfd_log()], dtype=float) / 1000.0)
+    assert rec.moving.is_set() and tele.interrupted and not arm.stopped
+    braking = sum(c.state == "braking" for c in rec.cycles["left"])
+    tail = sent[-(braking + 3) :]  # the last commands the controller received
+    dq = np.diff(tail, axis=0)
+    quantum = np.radians(0.001)  # the wire's 0.001° integers
+    dt = 1 / s.control_rate_hz
+    assert braking >= 2 and np.abs(dq[0]).max() > 10 * quantum  # moving when the stop came
+    assert np.abs(np.diff(dq, axis=0)).max() <= max(s.joint_max_acc) * dt * dt + 2 * quantum
+    assert np.abs(dq[-1]).max() <= quantum  # the last command holds still
