@@ -143,7 +143,8 @@ def test_demo_part_writes_gif_strip_and_report(tmp_path: Path) -> None:
 
     files, code = demo(tmp_path, Console(quiet=True))
     assert code == 0 and COMMANDS.index("mirror") == COMMANDS.index("diagnose") + 1
-    assert {f.name for f in files} == {"mirror_demo.gif", "mirror_strip.png", "mirror_report.json"}
+    want = {"mirror_demo.gif", "mirror_strip.png", "mirror_report.json", "report.html"}
+    assert {f.name for f in files} == want
     assert all(f.parent == tmp_path / "mirror" and f.stat().st_size > 0 for f in files)
     rep = json.loads((tmp_path / "mirror" / "mirror_report.json").read_text())
     assert rep["ready"]

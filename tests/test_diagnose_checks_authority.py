@@ -53,3 +53,14 @@ def test_servo_holding_its_pose_is_no_false_no_effect():
     # A position servo at its target rightly pushes nothing: not ACTUATOR_NO_EFFECT.
     act = 'kp="100" ctrlrange="-1 1" forcerange="-5 5"'
     assert not CODES & set(_codes("position", "", act, "hold"))
+
+
+def test_no_authority_interval_is_the_clamped_force_and_says_the_direction():
+    # a servo whose kp·(ctrlrange − q) spans [−100, −20] N·m, clamped by forcerange to −20:
+    # the interval is [−20, −20], and −20 N·m lifts the level link (+ is down here: gravity
+    # pushes with +1.47 N·m, so holding needs −1.47)
+    act = 'kp="100" ctrlrange="-1 -0.2" forcerange="-20 20"'
+    f = _codes("position", "", act, "hold")["ACTUATOR_NO_AUTHORITY"]
+    assert "[-20, -20] N·m" in f.message and "pushes the joint (moves −)" in f.message
+    g = _codes("motor", "", 'ctrlrange="0 2"', "hold")["ACTUATOR_NO_AUTHORITY"]
+    assert "the load wins and the joint sags (moves +)" in g.message

@@ -101,3 +101,20 @@ def test_urdf_without_actuators_or_sensors_says_how_to_add_them():
     )
     assert "<sensor>" in found["URDF_NO_SENSORS"].fix
     assert source_checks(load("quadruped"), "quadruped") == []
+
+
+SERVO_IMPLICIT = SERVO.replace(
+    '<option timestep="{h}"/>', '<option timestep="{h}" integrator="{i}"/>'
+)
+
+
+def test_timestep_rule_knows_the_integrator_and_its_implicit_damping():
+    # Euler: servo damping kv is explicit, limit ≈ 2 → ω·h = 3.1 warns and names euler
+    stiff = SERVO_IMPLICIT.format(h=0.002, kp='1e5" kv="500', i="Euler")
+    (f,) = _codes(stiff)["TIMESTEP_VS_DYNAMICS"]
+    assert "euler integrator" in f.message
+    # implicitfast integrates kv = 500 implicitly: (ω·h)² < 4 + 2·h·kv/I = 54 → stable, silent
+    assert "TIMESTEP_VS_DYNAMICS" not in _codes(stiff.replace("Euler", "implicitfast"))
+    # without damping implicitfast is no better than Euler: still a warning
+    bare = SERVO_IMPLICIT.format(h=0.002, kp=1e5, i="implicitfast")
+    assert "TIMESTEP_VS_DYNAMICS" in _codes(bare)

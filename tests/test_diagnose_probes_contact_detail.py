@@ -90,3 +90,16 @@ def test_rollout_reader_samples_the_steps_read_does(every):
     assert got == ref
     assert ref["contact_last_step"] == steps - 1
     assert 0 < ref["contact_pairs"][0]["samples"] == touching < len(range(0, steps, every))
+
+
+def test_contacts_csv_has_vt_for_condim_3_sliding_and_resting(tmp_path):
+    # μ = 0.1 slides down the 30° ramp (a = g(sin 30° − 0.1 cos 30°) ≈ 4.06 m/s²): after 2 s
+    # of sliding vt ≈ 8 m/s; μ = 1 rests (MuJoCo's soft friction creeps at ~2 mm/s).
+    # condim 3 used to give NaN.
+    for mu, check in ((0.1, lambda v: v > 3.0), (1.0, lambda v: v < 0.01)):
+        path = tmp_path / f"c{mu}.csv"
+        _run(mu, path=path)
+        with path.open() as fh:
+            rows = list(csv.DictReader(fh))
+        vt = [float(r["vt [m/s]"]) for r in rows if r["condim"] == "3"]
+        assert vt and all(np.isfinite(vt)) and check(vt[-1]), vt[-5:]

@@ -16,7 +16,8 @@ from mjscope.runner import ExecutorCfg, ExecutorError
 
 # Two sweeps, five runs: a timestep sweep (each run its own step count) and a contact sweep.
 SWEEPS = ("option.timestep=0.002,0.004,0.008", "geom:*_foot.solref=0.004 1;0.02 1")
-WALL = ("us_per_step", "wall_per_step_s")  # wall time: the only field allowed to differ
+# timings: the only fields allowed to differ
+WALL = ("us_per_step", "wall_us_per_step", "wall_per_step_s", "cpu_per_step_s")
 
 
 def test_parse_option_and_geom_sweeps():
@@ -92,7 +93,7 @@ def _comparable(run: SweepRun, folder: Path) -> Any:
     row = {k: v for k, v in summary_row(run).items() if k not in WALL}
     text = json.dumps(run.report, sort_keys=True, default=str).replace(str(folder), "<dir>")
     report = json.loads(text)
-    del report["rollout"]["wall_per_step_s"]
+    del report["rollout"]["wall_per_step_s"], report["rollout"]["cpu_per_step_s"]
     return row, report, run.findings, run.header, run.preview.tobytes()
 
 

@@ -100,6 +100,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     INTERRUPTS.reset()
+    from mjscope.report.model import set_command
+
+    set_command(sys.argv[1:] if argv is None else argv)
     try:
         if args.json is not None:  # before any work: a bad path must not cost a run
             from mjscope.paths import check_writable

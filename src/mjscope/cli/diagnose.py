@@ -49,7 +49,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--seed", type=int, default=0, help="noise seed (default 0)")
     p.add_argument("--noise-scale", type=float, default=1.0, help="noise: fraction of ctrlrange")
-    p.add_argument("--key", default=None, help="reset to this keyframe (name or index)")
+    p.add_argument(
+        "--key",
+        default="auto",
+        metavar="auto|NAME|INDEX|none",
+        help="start here: auto (default: the model's first keyframe, else qpos0), a keyframe "
+        "name or index, none (qpos0)",
+    )
     p.add_argument("--inverse", action="store_true", help="record fwd/inv consistency (costly)")
     p.add_argument("--csv", default=None, metavar="FILE", help="stream per-step rows here")
     p.add_argument(
@@ -61,7 +67,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="LIST",
         help="extra CSV columns, comma-separated: qpos, qvel, sensordata (named, with units)",
     )
-    p.add_argument("--json", default=None, metavar="FILE", help="write the report as JSON")
+    p.add_argument(
+        "--json", default=None, metavar="PATH|-", help="write the report as JSON ('-': stdout)"
+    )
+    p.add_argument("--html", default=None, metavar="FILE", help="one-page HTML report of the run")
     p.add_argument("--plot", default=None, metavar="DIR", help="write PNG plots here")
     p.add_argument(
         "--set",
@@ -89,6 +98,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="compare: tolerance per value; --baseline: per column, of its range (default 1e-9)",
     )
     p.add_argument("--quiet", action="store_true", help="print only findings and the verdict")
+    p.add_argument(
+        "--contact-params",
+        action="store_true",
+        help="per colliding pair: mixed solref/solimp, stiffness [N/m], damping [N·s/m], "
+        "predicted vs measured penetration, time constant vs timestep",
+    )
+    p.add_argument(
+        "--verbose",
+        dest="per_element",
+        action="store_true",
+        help="one findings line per element (default: one per code and family; JSON has all)",
+    )
     from mjscope.cli._common import add_executor_arguments, add_model_arguments
 
     add_executor_arguments(p)  # sweep runs: --jobs, --ray
@@ -102,8 +123,8 @@ def run(args: argparse.Namespace) -> int:
     from mjscope.diagnose import run_compare, run_diagnose
 
     if args.model == "compare":
-        return run_compare(compare_cfg(args), console())
-    return run_diagnose(diagnose_cfg(args), console())
+        return run_compare(compare_cfg(args), console(args))
+    return run_diagnose(diagnose_cfg(args), console(args))
 
 
 def _model(args: argparse.Namespace) -> str:

@@ -23,6 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         add_bus_arguments,
         add_map_prefix_argument,
         add_model_arguments,
+        add_size_argument,
         add_viewer_argument,
     )
 
@@ -45,6 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--record", default=None, metavar="FILE", help="offscreen video .mp4/.gif")
     p.add_argument("--snapshot", default=None, metavar="FILE", help="final pose as .png")
+    add_size_argument(p)
     p.add_argument(
         "--duration", type=float, default=None, help="run time [s] (default: until closed)"
     )
@@ -56,7 +58,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the mirror; exit 1 when a side never delivered a valid frame in ``--duration``."""
-    from mjscope.cli._common import cfg_from_args, console, is_terminal, load_options, split_list
+    from mjscope.cli._common import (
+        cfg_from_args,
+        console,
+        is_terminal,
+        load_options,
+        parse_size,
+        split_list,
+    )
     from mjscope.mirror.session import MirrorCmdCfg, run_mirror
 
     cfg = cfg_from_args(
@@ -66,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
         sides=split_list(args.sides),
         live_status=is_terminal() and not args.quiet and args.json != "-",
         report=args.json or args.report,
+        size=parse_size(args.size),
     )
     return run_mirror(cfg, console(args))
 

@@ -13,6 +13,7 @@ import mujoco
 
 from mjscope.diagnose.controls import DEFAULT_CTRL
 from mjscope.diagnose.diagnosis import FAIL_ON
+from mjscope.diagnose.episode import KEY_AUTO
 from mjscope.diagnose.probes.vectors import parse_columns
 from mjscope.diagnose.rollout import RolloutCfg, check_steps, steps_for
 from mjscope.exceptions import ConfigError
@@ -33,12 +34,14 @@ class DiagnoseCmdCfg:
             YAML map per actuator (:mod:`mjscope.diagnose.controls`).
         seed: Noise seed.
         noise_scale: Fraction of the half ctrlrange used by ``noise`` [1].
-        key: Keyframe name or index to reset to (``None``: ``qpos0``).
+        key: Where the rollout starts: ``auto`` (the default: the model's first keyframe,
+            ``qpos0`` when it has none), ``none`` (``qpos0``), a keyframe name or index.
         inverse: Also record the forward/inverse consistency (costly).
         csv: CSV file to stream the per-step rows to (a sweep: the stem of one file per run).
         contacts: Long-format per-contact CSV, one row per contact per step (a sweep: a stem).
         columns: Extra CSV columns, comma-separated: ``qpos``, ``qvel``, ``sensordata``.
-        json: File to write the report to as JSON.
+        json: File to write the report to as JSON (``-``: stdout).
+        html: One self-contained HTML page of the run (findings, tables, plots).
         plot: Folder for PNG plots.
         set: Sweep specifications (``option.timestep=0.002,0.005``, ...); empty: no sweep.
         baseline: Folder of the model's baseline: saved on first use, compared after
@@ -48,6 +51,10 @@ class DiagnoseCmdCfg:
         executor: Where sweep runs go: ``--jobs`` local processes (default one per CPU) or
             ``--ray`` (:class:`~mjscope.runner.ExecutorCfg`).
         quiet: Print only the findings and the verdict (or only the sweep table).
+        contact_params: ``--contact-params``: each colliding pair's contact parameters in
+            physical units at the end of the rollout.
+        per_element: ``--verbose``: one findings line per element (default: one per code
+            and family of elements; the JSON keeps every element either way).
 
     Raises:
         ConfigError: ``fail_on`` is not one of ``error``, ``warning``, ``never``.
@@ -61,12 +68,13 @@ class DiagnoseCmdCfg:
     ctrl: str = DEFAULT_CTRL
     seed: int = 0
     noise_scale: float = 1.0
-    key: str | None = None
+    key: str | None = KEY_AUTO
     inverse: bool = False
     csv: str | None = None
     contacts: str | None = None
     columns: str | None = None
     json: str | None = None
+    html: str | None = None
     plot: str | None = None
     set: tuple[str, ...] = ()
     baseline: str | None = None
@@ -74,6 +82,8 @@ class DiagnoseCmdCfg:
     fail_on: str = "error"
     executor: ExecutorCfg = field(default_factory=ExecutorCfg)
     quiet: bool = False
+    per_element: bool = False
+    contact_params: bool = False
 
     def __post_init__(self) -> None:
         if self.fail_on not in FAIL_ON:
@@ -107,6 +117,7 @@ class DiagnoseCmdCfg:
             csv=self.csv,
             contacts=self.contacts,
             columns=parse_columns(self.columns),
+            progress=False if self.quiet else None,
         )
 
 

@@ -16,6 +16,7 @@ import numpy as np
 from mjscope.diagnose.names import geom_name
 
 _G = mujoco.mjtGeom
+NUMERICAL_ZERO = 1e-6  # overlaps below this [m] are round-off, never a finding
 
 
 def geom_size(model: mujoco.MjModel, gid: int) -> float:
@@ -50,6 +51,8 @@ class ContactTable(NamedTuple):
         width: The contact's (mixed) solimp width [m]: the depth over which its impedance
             rises to ``solimp[1]``, (ncon,).
         exclude: MuJoCo's exclusion flag (0: an active constraint), (ncon,).
+        margin: The contact's ``includemargin`` [m]: it is active from ``dist < margin``,
+            (ncon,).
     """
 
     geom1: np.ndarray
@@ -59,6 +62,7 @@ class ContactTable(NamedTuple):
     size: np.ndarray
     width: np.ndarray
     exclude: np.ndarray
+    margin: np.ndarray
 
 
 def contact_table(model: mujoco.MjModel, data: mujoco.MjData) -> ContactTable:
@@ -75,6 +79,7 @@ def contact_table(model: mujoco.MjModel, data: mujoco.MjData) -> ContactTable:
         size=np.minimum(sizes[geom[:, 0]], sizes[geom[:, 1]]),
         width=np.array(c.solimp[:n], dtype=float).reshape(n, mujoco.mjNIMP)[:, 2],
         exclude=np.array(c.exclude[:n], dtype=np.int64),
+        margin=np.array(c.includemargin[:n], dtype=float),
     )
 
 

@@ -2,8 +2,9 @@
 
 One spec for all actuators, or a YAML file mapping actuator names (or globs) to specs:
 
-- ``hold`` (the default): servo targets at the initial pose (a position actuator's control is
-  its joint's initial position), motors 0: a position-servo robot stands as it is meant to.
+- ``hold`` (the default): hold the start pose, by actuator type (:mod:`.hold`): servo
+  targets at the start pose, velocity servos 0, motors gravity compensation plus a PD on the
+  start pose within ``ctrlrange``.
 - ``zero``: every control 0 (a position servo then drives its joint to 0, wherever that is).
 - ``noise``: seeded, uniform over ``ctrlrange`` scaled by ``noise_scale`` (±1 when unlimited).
 - ``sine[:AMP[:HZ]]``: ``AMP·sin(2π·HZ·t)`` in the actuator's control units (exercise 5's
@@ -27,8 +28,9 @@ from typing import Any, NamedTuple
 
 import mujoco
 import numpy as np
-import yaml
 
+from mjscope.config import read_yaml_any
+from mjscope.diagnose.hold import HOLD_LABELS, MotorHold, hold_mode, target_ctrl
 from mjscope.exceptions import ConfigError
 
 CTRL_MODES = ("hold", "zero", "noise", "sine[:AMP[:HZ]]", "const:VALUE", "FILE.yaml")
@@ -36,15 +38,15 @@ DEFAULT_CTRL = "hold"
 
 
 def hold_ctrl(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
-    """Controls that hold the current pose: servo targets at the current actuator length."""
+    """The constant part of ``hold`` at the current pose, (nu,).
+
+    Servo targets at the current actuator length, 0 for everything else (motors get their
+    per-step hold from :class:`~mjscope.diagnose.hold.MotorHold`).
+    """
     ctrl = np.zeros(model.nu)
     for a in range(model.nu):
-        g, b = model.actuator_gainprm[a, 0], model.actuator_biasprm[a]
-        if model.actuator_biastype[a] == mujoco.mjtBias.mjBIAS_AFFINE and g != 0 and b[1] != 0:
-            ctrl[a] = -(b[0] + b[1] * data.actuator_length[a]) / g
-    lim = model.actuator_ctrllimited.astype(bool)
-    rng = model.actuator_ctrlrange
-    ctrl[lim] = np.clip(ctrl[lim], rng[lim, 0], rng[lim, 1])
+        if hold_mode(model, a) == "target":
+            ctrl[a] = target_ctrl(model, data, a)
     return ctrl
 
 
@@ -131,9 +133,9 @@ def parse_ctrl(model: mujoco.MjModel, ctrl: str) -> list[Spec]:
 
 def _from_yaml(model: mujoco.MjModel, path: Path) -> list[Spec]:
     try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as e:
-        raise ConfigError(f"--ctrl {str(path)!r}: cannot read it as YAML ({e})") from e
+        doc = read_yaml_any(path)
+    except ConfigError as e:
+        raise ConfigError(f"--ctrl {str(path)!r}: {e}") from e
     if not isinstance(doc, dict):
         raise ConfigError(f"--ctrl {str(path)!r}: expected a map 'actuator name: spec'")
     names = [
@@ -154,12 +156,18 @@ def _from_yaml(model: mujoco.MjModel, path: Path) -> list[Spec]:
     return specs
 
 
-def describe(specs: list[Spec]) -> str:
-    """One line saying which control each group of actuators got."""
+def describe(specs: list[Spec], modes: list[str] | None = None) -> str:
+    """One line saying which control each group of actuators got.
+
+    Args:
+        specs: One spec per actuator.
+        modes: Each actuator's hold mode (:func:`~mjscope.diagnose.hold.hold_mode`), to say
+            how ``hold`` held it.
+    """
     counts: dict[str, int] = {}
-    for s in specs:
+    for a, s in enumerate(specs):
         label = {
-            "hold": "hold (servos at the initial pose, motors 0)",
+            "hold": f"hold: {HOLD_LABELS[modes[a]]}" if modes else "hold",
             "zero": "zero",
             "noise": "noise",
             "sine": f"sine {'±ctrlrange' if s.amp is None else f'{s.amp:g}'} at {s.hz:g} Hz",
@@ -173,7 +181,8 @@ class ControlPlan:
     """Blocks of controls ``(rows, nu)`` for the rollout loop, from per-actuator specs.
 
     Hold, zero and const actuators are constant (written once when every actuator is);
-    sine and noise columns are computed per block from the time of each step's state.
+    sine and noise columns are computed per block from the time of each step's state; held
+    motors are computed every step from the state by ``feedback`` (``None`` when none).
 
     Args:
         model: The model.
@@ -195,6 +204,7 @@ class ControlPlan:
     ) -> None:
         self.h, self.rows = float(model.opt.timestep), rows
         hold = hold_ctrl(model, data)
+        self.modes = [hold_mode(model, a) for a in range(model.nu)]
         self.base = np.array(
             [
                 hold[a] if s.kind == "hold" else s.value if s.kind == "const" else 0.0
@@ -210,6 +220,8 @@ class ControlPlan:
         self.omega = 2 * np.pi * np.array([s.hz for s in specs], float)
         self.draw = noise_source(model, rows, seed, noise_scale) if self.noisy.any() else None
         self.constant = not (self.noisy.any() or self.sine.any())
+        motors = [a for a, s in enumerate(specs) if s.kind == "hold" and self.modes[a] == "motor"]
+        self.feedback = MotorHold(model, data, np.array(motors)) if motors else None
 
     def block(self, start: int) -> np.ndarray:
         """Controls of steps ``start .. start + rows - 1``, (rows, nu)."""
@@ -230,6 +242,17 @@ def check_noise_scale(scale: float) -> None:
         raise ConfigError(f"--noise-scale {scale!r} must be a finite number ≥ 0")
 
 
-def ctrl_report(specs: list[Spec]) -> dict[str, Any]:
-    """The report's description of the control used."""
-    return {"description": describe(specs), "kinds": sorted({s.kind for s in specs})}
+def ctrl_report(model: mujoco.MjModel, specs: list[Spec]) -> dict[str, Any]:
+    """The report's description of the control used, with each actuator's hold mode."""
+    modes = [hold_mode(model, a) for a in range(model.nu)]
+    per = {
+        mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_ACTUATOR, a) or f"actuator#{a}": (
+            f"hold ({modes[a]})" if s.kind == "hold" else s.kind
+        )
+        for a, s in enumerate(specs)
+    }
+    return {
+        "description": describe(specs, modes),
+        "kinds": sorted({s.kind for s in specs}),
+        "per_actuator": per,
+    }

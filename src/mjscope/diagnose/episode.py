@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import math
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -23,36 +24,104 @@ from mjscope.exceptions import ConfigError
 logger = logging.getLogger("mjscope.diagnose.rollout")
 
 
+_COLLECTORS: list[list[str]] = []  # open collect_mujoco_warnings() lists, innermost last
+
+
 @contextlib.contextmanager
 def mujoco_warnings_to_logging() -> Iterator[None]:
     """Route MuJoCo's warning text to ``logging`` (not ``MUJOCO_LOG.TXT`` in the cwd).
 
     Logged at INFO (``-v`` shows it): the report already carries every warning, as its
-    counters and the DIVERGED / MUJOCO_WARNING findings.
+    counters and the DIVERGED / MUJOCO_WARNING findings. Each message also goes to every
+    open :func:`collect_mujoco_warnings` list.
     """
     previous = mujoco.get_mju_user_warning()
-    mujoco.set_mju_user_warning(lambda msg: logger.info("MuJoCo: %s", msg))
+    mujoco.set_mju_user_warning(_handle)
     try:
         yield
     finally:
         mujoco.set_mju_user_warning(previous)
 
 
+def _handle(msg: str) -> None:
+    logger.info("MuJoCo: %s", msg)
+    for sink in _COLLECTORS:
+        sink.append(str(msg))
+
+
+@contextlib.contextmanager
+def collect_mujoco_warnings() -> Iterator[list[str]]:
+    """Capture MuJoCo's warning messages (compiler and runtime) into a list, not stderr.
+
+    Both channels: ``mju_user_warning`` (the engine, ``MjModel.from_xml_*``) and the Python
+    ``UserWarning`` that ``MjSpec.compile`` turns compiler warnings into.
+    """
+    sink: list[str] = []
+    _COLLECTORS.append(sink)
+    try:
+        with mujoco_warnings_to_logging(), warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", UserWarning)
+            yield sink
+        for w in caught:
+            if issubclass(w.category, UserWarning):
+                _handle(str(w.message))
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    finally:
+        _COLLECTORS.remove(sink)
+
+
+KEY_AUTO = "auto"
+KEY_NONE = "none"
+
+
 def reset(model: mujoco.MjModel, data: mujoco.MjData, key: str | None = None) -> None:
     """Reset to ``qpos0`` or a keyframe, then ``mj_forward`` so derived quantities match.
+
+    Args:
+        model: The model.
+        data: The data to reset.
+        key: ``auto`` (the first keyframe when there is one, else ``qpos0``), ``none`` or
+            ``None`` (``qpos0``), a keyframe name or index.
 
     Raises:
         ConfigError: ``key`` is not a keyframe of the model.
     """
-    if key is None:
+    k = resolve_key(model, key)
+    if k is None:
         mujoco.mj_resetData(model, data)
     else:
-        mujoco.mj_resetDataKeyframe(model, data, key_id(model, key))
+        mujoco.mj_resetDataKeyframe(model, data, k)
     mujoco.mj_forward(model, data)
 
 
+def resolve_key(model: mujoco.MjModel, key: str | None) -> int | None:
+    """The keyframe index ``--key`` means (``None``: start at ``qpos0``).
+
+    Raises:
+        ConfigError: ``key`` names no keyframe.
+    """
+    if key is None or key.lower() == KEY_NONE:
+        return None
+    if key.lower() == KEY_AUTO:
+        return 0 if model.nkey else None
+    return key_id(model, key)
+
+
+def key_label(model: mujoco.MjModel, k: int | None) -> str:
+    """How the report names a start: ``keyframe 'home'``, ``keyframe #1`` or ``qpos0``."""
+    if k is None:
+        return "qpos0"
+    name = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_KEY, k)
+    return f"keyframe '{name}'" if name else f"keyframe #{k}"
+
+
 def key_id(model: mujoco.MjModel, key: str) -> int:
-    """Keyframe index from a name or an index string."""
+    """Keyframe index from a name or an index string.
+
+    Raises:
+        ConfigError: ``key`` names no keyframe.
+    """
     names = [
         mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_KEY, k) or str(k) for k in range(model.nkey)
     ]
@@ -60,7 +129,10 @@ def key_id(model: mujoco.MjModel, key: str) -> int:
         return names.index(key)
     if key.isdigit() and int(key) < model.nkey:
         return int(key)
-    raise ConfigError(f"keyframe {key!r} not in the model; known: {names or '(none)'}")
+    raise ConfigError(
+        f"keyframe {key!r} not in the model; known: {names or '(none)'}; "
+        "use --key auto (the first keyframe, or qpos0), none (qpos0), a name or an index"
+    )
 
 
 def free_body_heights(model: mujoco.MjModel, data: mujoco.MjData) -> dict[str, float]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +14,9 @@ from rich.table import Table
 
 from mjscope import __version__
 from mjscope.diagnose.checks import SEVERITIES, Finding
+from mjscope.diagnose.grouping import group_findings
 from mjscope.diagnose.probes import FORCE_TERMS
-from mjscope.paths import write_text
+from mjscope.paths import STDOUT, write_text
 
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
 
@@ -37,6 +39,7 @@ def build_report(
         "actuators": actuators,
         "rollout": rollout,
         "checks": [f.to_dict() for f in findings],
+        "check_groups": group_findings([f.to_dict() for f in findings]),
         "check_counts": counts,
         "files": files,
     }
@@ -51,7 +54,12 @@ def write_json(report: dict[str, Any], path: str | Path) -> Path:
     Raises:
         OutputError: The file cannot be written.
     """
-    return write_text(path, json.dumps(_finite(report), indent=2, allow_nan=False) + "\n")
+    text = json.dumps(_finite(report), indent=2, allow_nan=False) + "\n"
+    if str(path) == STDOUT:  # --json -: the report alone on stdout
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return Path(STDOUT)
+    return write_text(path, text)
 
 
 def _finite(v: Any) -> Any:
@@ -83,8 +91,14 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
-def render(report: dict[str, Any], con: Console) -> None:
-    """Print the report as rich tables."""
+def render(report: dict[str, Any], con: Console, verbose: bool = False) -> None:
+    """Print the report as rich tables.
+
+    Args:
+        report: The report (:func:`build_report`).
+        con: Where to print.
+        verbose: One findings line per element (default: one per code and family).
+    """
     s = report["summary"]
     con.print(f"[bold]mjscope diagnose[/] {report['model']}  (MuJoCo {report['mujoco_version']})")
     dims = " ".join(
@@ -97,24 +111,26 @@ def render(report: dict[str, Any], con: Console) -> None:
     )
     if s["nq_nv_note"]:
         con.print(f"  {s['nq_nv_note']}")
-    _actuators(report["actuators"], con)
+    _actuators(report["actuators"], con, report["rollout"].get("ctrl_used", {}))
     _rollout(report["rollout"], con)
     _contact_pairs(report["rollout"], con)
+    _contact_params(report["rollout"], con)
     _dof_forces(report["rollout"], con)
     _equalities(report["rollout"].get("equalities", []), con)
     _sensors(report["rollout"].get("sensors", []), con)
-    _checks(report["checks"], con)
+    _checks(report["checks"] if verbose else report.get("check_groups", report["checks"]), con)
     for k, v in report["files"].items():
         con.print(f"  {k}: {v}")
 
 
-def _actuators(rows: list[dict[str, Any]], con: Console) -> None:
+def _actuators(rows: list[dict[str, Any]], con: Console, used: dict[str, Any]) -> None:
     if not rows:
         return
-    t = _table(
-        "actuators", ("name", "kind", "dyn/gain/bias", "target", "gear", "ctrlrange", "forcerange")
-    )
+    per = used.get("per_actuator", {})
+    columns = ("name", "kind", "dyn/gain/bias", "target", "gear", "ctrlrange", "forcerange")
+    t = _table("actuators", (*columns, "control") if per else columns)
     for r in rows:
+        extra = [per.get(r["name"], "")] if per else []
         t.add_row(
             r["name"],
             r["kind"],
@@ -123,6 +139,7 @@ def _actuators(rows: list[dict[str, Any]], con: Console) -> None:
             _fmt(r["gear"]),
             _fmt(r["ctrlrange"]) if r["ctrlrange"] else "[red]none[/]",
             _fmt(r["forcerange"]) if r["forcerange"] else "[yellow]none[/]",
+            *extra,
         )
     con.print(t)
 
@@ -130,7 +147,12 @@ def _actuators(rows: list[dict[str, Any]], con: Console) -> None:
 def _rollout(r: dict[str, Any], con: Console) -> None:
     con.print(
         f"rollout: {r['steps_done']}/{r['steps']} steps, t={r['time']:.4g} s, ctrl={r['ctrl']}"
-        f" (seed {r['seed']}){', key ' + r['key'] if r.get('key') else ''}"
+        f" (seed {r['seed']}), from {r.get('start', 'qpos0')}"
+        + (
+            " (--key auto: the model's first keyframe)"
+            if r.get("key") == "auto" and r.get("start", "qpos0") != "qpos0"
+            else ""
+        )
     )
     if r.get("ctrl_description"):
         con.print(f"  control used: {r['ctrl_description']}")
@@ -178,6 +200,32 @@ def _contact_pairs(r: dict[str, Any], con: Console) -> None:
     con.print(t)
     if len(rows) > 8:
         con.print(f"  … and {len(rows) - 8} more pairs (all in --json)")
+
+
+def _contact_params(r: dict[str, Any], con: Console) -> None:
+    if "contact_params" not in r:
+        return
+    rows = r["contact_params"]
+    if not rows:
+        con.print("contact parameters: no contact at the end of the rollout")
+        return
+    t = _table(
+        "contact parameters at the end of the rollout (at the pair's effective mass)",
+        ("geom1", "geom2", "solref", "solimp", "d", "mass [kg]", "K [N/m]", "B [N·s/m]",
+         "load [N]", "predicted pen [mm]", "measured pen [mm]", "τ/h"),
+    )  # fmt: skip
+    for p in rows[:12]:
+        pred = p["predicted_penetration_m"]
+        t.add_row(
+            p["geom1"], p["geom2"], _fmt(p["solref"]), _fmt(p["solimp"][:3]),
+            f"{p['impedance']:.3g}", _fmt(p["effective_mass_kg"]), f"{p['stiffness_n_per_m']:.3g}",
+            f"{p['damping_ns_per_m']:.3g}", _fmt(p["load_n"]),
+            "-" if pred is None else f"{pred * 1e3:.3g}", f"{p['penetration_m'] * 1e3:.3g}",
+            _fmt(p["timeconst_over_timestep"]),
+        )  # fmt: skip
+    con.print(t)
+    if len(rows) > 12:
+        con.print(f"  … and {len(rows) - 12} more pairs (all in --json)")
 
 
 def _dof_forces(r: dict[str, Any], con: Console, limit: int = 40) -> None:
@@ -238,5 +286,23 @@ def _checks(rows: list[dict[str, Any]], con: Console) -> None:
     t = _table("checks", ("severity", "code", "element", "message", "fix"))
     for r in rows:
         st = _STYLE[r["severity"]]
-        t.add_row(f"[{st}]{r['severity']}[/]", r["code"], r["element"], r["message"], r["fix"])
+        where = f"\n[dim]{r['source']}[/]" if r.get("source") else ""
+        t.add_row(
+            f"[{st}]{r['severity']}[/]", r["code"], f"{r['element']}{where}", r["message"], r["fix"]
+        )
     con.print(t)
+
+
+def finding_lines(report: dict[str, Any], verbose: bool = False) -> list[str]:
+    """The findings as compiler-style lines: ``path:line: severity: CODE element: message``.
+
+    Args:
+        report: The report (:func:`build_report`).
+        verbose: One line per element (default: one per code and family).
+    """
+    rows = report["checks"] if verbose else report.get("check_groups", report["checks"])
+    out = []
+    for r in rows:
+        where = f"{r['source']}: " if r.get("source") else ""
+        out.append(f"{where}{r['severity']}: {r['code']} {r['element']}: {r['message']}")
+    return out

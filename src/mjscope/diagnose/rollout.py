@@ -12,9 +12,7 @@ CSV of the target name is never replaced by a partial one.
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,21 +22,24 @@ import numpy as np
 
 from mjscope.diagnose.controls import (
     DEFAULT_CTRL,
-    ControlPlan,
-    Spec,
     check_noise_scale,
     ctrl_report,
     parse_ctrl,
 )
 from mjscope.diagnose.episode import (
+    KEY_AUTO,
     check_steps,
+    collect_mujoco_warnings,
     divergence_info,
     free_body_heights,
     key_id,
+    key_label,
     mujoco_warnings_to_logging,
     reset,
+    resolve_key,
     steps_for,
 )
+from mjscope.diagnose.loop import LoopCfg, step_loop
 from mjscope.diagnose.outputs import Interrupted
 from mjscope.diagnose.probes import (
     WARNING_NAMES,
@@ -55,7 +56,6 @@ from mjscope.diagnose.probes import (
     StateProbe,
     WarningProbe,
 )
-from mjscope.diagnose.probes.base import Reader
 from mjscope.diagnose.probes.vectors import VectorProbe, parse_columns
 from mjscope.diagnose.recording import Recorder
 from mjscope.exceptions import OutputError
@@ -66,13 +66,16 @@ __all__ = [
     "RolloutCfg",
     "RolloutResult",
     "check_steps",
+    "collect_mujoco_warnings",
     "default_probes",
     "divergence_info",
     "free_body_heights",
     "key_id",
+    "key_label",
     "mujoco_warnings_to_logging",
     "probes_for",
     "reset",
+    "resolve_key",
     "run_rollout",
     "steps_for",
 ]
@@ -90,7 +93,8 @@ class RolloutCfg:
             (:mod:`mjscope.diagnose.controls`).
         seed: Noise seed.
         noise_scale: Fraction of the half ctrlrange used by ``noise`` [1].
-        key: Keyframe name or index to reset to (``None``: ``qpos0``).
+        key: Where the rollout starts: ``auto`` (the model's first keyframe, ``qpos0`` when
+            it has none), ``none`` or ``None`` (``qpos0``), a keyframe name or index.
         inverse: Also record the forward/inverse consistency (costly).
         csv: CSV path (``None``: no file).
         block_rows: Recorder block size [rows]. Short blocks keep the forked CSV writer
@@ -102,19 +106,23 @@ class RolloutCfg:
             summary and ``CONTACT_SLIP``); 0 turns the capture off.
         columns: Extra CSV columns: any of ``qpos``, ``qvel``, ``sensordata``
             (:mod:`mjscope.diagnose.probes.vectors`).
+        progress: Show a progress line (steps, sim time, rate, ETA) once the rollout has run
+            :data:`PROGRESS_AFTER_S`: ``None`` only on a terminal, ``False`` never
+            (``--quiet``), ``True`` always.
     """
 
     steps: int = 2000
     ctrl: str = DEFAULT_CTRL
     seed: int = 0
     noise_scale: float = 1.0
-    key: str | None = None
+    key: str | None = KEY_AUTO
     inverse: bool = False
     csv: str | Path | None = None
     block_rows: int = 1024
     contacts: str | Path | None = None
     contact_every: int = 10
     columns: tuple[str, ...] = ()
+    progress: bool | None = None
 
 
 @dataclass
@@ -194,14 +202,18 @@ def run_rollout(
     free = free_body_heights(model, data)
     try:
         with mujoco_warnings_to_logging():
-            stepping = _loop(model, data, cfg, rec, specs)
+            stepping = step_loop(
+                model, data, LoopCfg(cfg.steps, cfg.seed, cfg.noise_scale, cfg.progress), rec, specs
+            )
     except BaseException as e:
         _stop(rec, e)
         raise
     rec.close()
     result = _result(model, data, rec, probes, rec.steps)
-    result.probes["ctrl_used"] = ctrl_report(specs)
-    result.probes["wall_per_step_s"] = stepping / max(rec.steps, 1)
+    result.probes["ctrl_used"] = ctrl_report(model, specs)
+    wall, cpu, sampled = stepping
+    result.probes["wall_per_step_s"] = wall / max(rec.steps, 1)
+    result.probes["cpu_per_step_s"] = cpu / sampled if sampled else float("nan")
     end = free_body_heights(model, data)
     result.probes["free_bodies"] = [
         {"name": name, "z0_m": z0, "z_final_m": end[name], "z_drop_m": z0 - end[name]}
@@ -220,60 +232,6 @@ def _stop(rec: Recorder, e: BaseException) -> None:
     if isinstance(e, OutputError):
         raise OutputError(f"{e}; the rows recorded so far are in {kept}, {rec.path} is unchanged")
     logger.error("the rollout failed; the rows recorded so far are in %s", kept)
-
-
-def _loop(
-    model: mujoco.MjModel, data: mujoco.MjData, cfg: RolloutCfg, rec: Recorder, specs: list[Spec]
-) -> float:
-    """Step and record; returns the wall time spent inside ``mj_step`` [s]."""
-    read = _chain(rec.bind(model, data))
-    rows = rec.rows
-    ctrl = data.ctrl  # (nu,) view
-    plan = ControlPlan(model, data, specs, rows, cfg.seed, cfg.noise_scale)
-    first = plan.block(0)
-    noise: np.ndarray | None = None if plan.constant else first
-    ctrl[:] = first[0]
-    wn = memoryview(data.warning.number)  # Python ints, indexed by mjtWarning
-    w = mujoco.mjtWarning
-    qpos_w, qvel_w, qacc_w = int(w.mjWARN_BADQPOS), int(w.mjWARN_BADQVEL), int(w.mjWARN_BADQACC)
-    step = mujoco.mj_step
-    clock = time.perf_counter
-    stepping = 0.0  # [s]
-    i = 0  # whole rows in the current block
-    try:
-        for _ in range(cfg.steps):
-            if noise is not None:
-                ctrl[:] = noise[i]
-            t0 = clock()
-            step(model, data)
-            stepping += clock() - t0
-            read(i)
-            i += 1
-            if wn[qacc_w] or wn[qvel_w] or wn[qpos_w]:
-                break
-            if i == rows:
-                i = 0  # first: an interrupt inside flush must not flush these rows again
-                rec.flush(rows)
-                noise = None if plan.constant else plan.block(rec.steps)
-    except KeyboardInterrupt:
-        if not rec.flushing:
-            with contextlib.suppress(OutputError):  # a dead writer: the interrupt still wins
-                rec.flush(i)  # the whole rows so far go to the partial CSV
-        raise
-    rec.flush(i)
-    return stepping
-
-
-def _chain(reads: list[Reader]) -> Reader:
-    """One call per step: the reader itself when there is one (the usual case), else all."""
-    if len(reads) == 1:
-        return reads[0]
-
-    def read_all(i: int) -> None:
-        for r in reads:
-            r(i)
-
-    return read_all
 
 
 def _result(

@@ -70,8 +70,8 @@ def _bars(rows: list[dict[str, Any]], metric: str, path: Path, title: str) -> Pa
     ax.tick_params(axis="y", colors="tab:blue")
     ax2 = ax.twinx()
     cost = [r["us_per_step"] for r in rows]
-    right = ax2.bar(x + w / 2, cost, w, color="tab:orange", label="wall time per mj_step [µs]")
-    ax2.set_ylabel("mean wall time per mj_step [µs]", color="tab:orange")
+    right = ax2.bar(x + w / 2, cost, w, color="tab:orange", label="CPU time per mj_step [µs]")
+    ax2.set_ylabel("mean CPU time per mj_step [µs]", color="tab:orange")
     ax2.tick_params(axis="y", colors="tab:orange")
     ax.set_xticks(x, labels)
     ax.set_xlabel(rows[0]["setting"])

@@ -2,7 +2,9 @@
 
 Kinds and their settable attributes (:data:`ATTRS`):
 
-- ``geom``: solref, solimp, friction, condim, margin, priority;
+- ``geom``: solref, solimp, friction, condim, margin, priority, and ``stiffness`` in physical
+  units: ``stiffness=2e4,damping=50`` [N/m, N·s/m] (values ``;``-separated) is converted to
+  solref at the geom's effective mass (:mod:`mjscope.diagnose.contact_params`);
 - ``equality``: solref, solimp, active (S1.11 exercise 5: ``equality:closure.solref``);
 - ``actuator``: gear, ctrlrange, forcerange, gainprm, biasprm, dynprm, and ``kp`` (a position
   servo's gain: ``gainprm[0] = kp``, ``biasprm[1] = -kp``);
@@ -21,10 +23,11 @@ from typing import Any, NamedTuple
 import mujoco
 import numpy as np
 
+from mjscope.diagnose.contact_params import WIN_SOLMIX, geom_mass, parse_spring, solref_for
 from mjscope.exceptions import ConfigError
 
 ATTRS = {
-    "geom": ("solref", "solimp", "friction", "condim", "margin", "priority"),
+    "geom": ("solref", "solimp", "friction", "condim", "margin", "priority", "stiffness"),
     "equality": ("solref", "solimp", "active"),
     "actuator": ("gear", "ctrlrange", "forcerange", "gainprm", "biasprm", "dynprm", "kp"),
     "body": ("mass",),
@@ -71,7 +74,8 @@ def parse_set(text: str) -> Sweep:
     if not sep or "." not in lhs or not rhs.strip():
         raise ConfigError(f"--set {text!r}: {_USAGE}")
     target, _, attr = lhs.strip().rpartition(".")
-    values = [v.strip() for v in rhs.split(";" if ";" in rhs else ",") if v.strip()]
+    sep_values = ";" if ";" in rhs or lhs.strip().endswith(".stiffness") else ","
+    values = [v.strip() for v in rhs.split(sep_values) if v.strip()]
     kind, colon, pattern = target.partition(":")
     if target == "option":
         valid = option_attrs()
@@ -119,6 +123,9 @@ def applier(sweep: Sweep, value: str) -> Callable[[mujoco.MjSpec], None]:
             )
         if kind == "body":
             _set_masses(spec, hit, value)
+            return
+        if sweep.attr == "stiffness":
+            _set_springs(spec, hit, value)
             return
         for e in hit:
             if sweep.attr == "kp":
@@ -182,3 +189,24 @@ def _set_masses(spec: mujoco.MjSpec, bodies: list[Any], value: str) -> None:
         b.iquat = model.body_iquat[i].tolist()
         b.inertia = (model.body_inertia[i] * scale).tolist()
         b.fullinertia = [np.nan] * 6
+
+
+def _set_springs(spec: mujoco.MjSpec, geoms: list[Any], value: str) -> None:
+    """Give each geom the solref of spring ``K`` and damper ``B`` at its effective mass.
+
+    The impedance is made constant (``solimp[0] = solimp[1]``) so the spring is linear, and
+    ``solmix`` raised so the geom's solref/solimp win the mixing with partners of its
+    priority.
+    """
+    stiff, damp = parse_spring(value)
+    try:
+        model = spec.compile()
+    except ValueError as e:
+        raise ConfigError(f"--set: the model does not compile before the stiffness: {e}") from e
+    for geom in geoms:
+        g = model.geom(geom.name).id
+        imp = [float(x) for x in model.geom_solimp[g]]
+        tau, ratio = solref_for(stiff, damp, geom_mass(model, g), imp[1])
+        geom.solref = [tau, ratio]
+        geom.solimp = [imp[1], *imp[1:]]
+        geom.solmix = WIN_SOLMIX

@@ -58,6 +58,7 @@ class HandCmdCfg:
         duration: Run time [s]; ``None`` until closed.
         report: JSON report or ``None``.
         interactive: Say how to stop (a terminal).
+        size: Frame size of ``record`` and ``snapshot`` ``(width, height)`` [px].
     """
 
     model: str = DEFAULT_MODEL
@@ -84,6 +85,7 @@ class HandCmdCfg:
     duration: float | None = None
     report: str | None = None
     interactive: bool = False
+    size: tuple[int, int] = (640, 480)
 
     @property
     def mode(self) -> str:
@@ -220,7 +222,10 @@ def _live(cfg: HandCmdCfg, con: Console) -> int:
                     f"({cfg.transport}), state on {TOPIC_STATE}"
                     + ("; Ctrl-C to stop" if cfg.interactive and not cfg.duration else "")
                 )
-                steps = run_live(bridge, LiveOptions(cfg.duration, cfg.viewer, rec), errors)
+                opts = LiveOptions(
+                    cfg.duration, cfg.viewer, rec, size=cfg.size, progress=cfg.interactive
+                )
+                steps = run_live(bridge, opts, errors)
         except KeyboardInterrupt:  # before the loop took over: nothing ran yet
             INTERRUPTS.note()
         wall = time.monotonic() - t0
@@ -252,6 +257,6 @@ def _reasons(counts: dict[str, int]) -> str:
 
 def _finish(cfg: HandCmdCfg, bridge: HandBridge, report: dict[str, Any]) -> None:
     if cfg.snapshot:
-        snapshot(bridge, Path(cfg.snapshot))
+        snapshot(bridge, Path(cfg.snapshot), cfg.size)
     if cfg.report:
         write_json(cfg.report, report, default=float)

@@ -45,6 +45,7 @@ class LoopOptions:
         record: Output ``.mp4``/``.gif`` or ``None``.
         snapshot: Output ``.png`` of the final pose or ``None``.
         console: Where the rich status line goes (a terminal); ``None`` shows none.
+        size: Frame size of the recording and the snapshot ``(width, height)`` [px].
         on_start: Called once the run is under way (Ctrl-C from then on ends it cleanly): the
             place for the "mirroring …; Ctrl-C ends" line.
     """
@@ -55,6 +56,7 @@ class LoopOptions:
     snapshot: Path | None = None
     console: Console | None = None
     on_start: Callable[[], None] | None = None
+    size: tuple[int, int] = (640, 480)
 
 
 def camera_of(model: mujoco.MjModel) -> str | None:
@@ -114,8 +116,8 @@ def run_loop(
     completed, end = False, 0.0
     try:
         if opts.record is not None:
-            cam = camera_of(model)
-            recorder = LiveRecorder(model, opts.record, render.render_rate_hz, camera=cam)
+            # camera None: fitted to both arms at the first frame (not placed per model)
+            recorder = LiveRecorder(model, opts.record, render.render_rate_hz, *opts.size)
         if opts.on_start is not None:
             opts.on_start()
         end = _loop(mirror, render, opts, viewer, recorder, stop)
@@ -134,10 +136,11 @@ def run_loop(
                 lambda: recorder.close(keep=completed, end=end), sink_errors if completed else None
             )
     if opts.snapshot is not None and mirror.ready:
-        from mjscope.sim.render import render_png
+        from mjscope.sim.render import caption_text, render_png
 
         snap = opts.snapshot
-        _sink(lambda: render_png(model, data, snap, camera=camera_of(model)), sink_errors)
+        caption = caption_text(model, (mirror.stopped_at or mirror.started) - mirror.started)
+        _sink(lambda: render_png(model, data, snap, *opts.size, caption=caption), sink_errors)
     return mirror, data
 
 

@@ -54,6 +54,7 @@ class MirrorCmdCfg:
         demo: Run mock arms in this process.
         motion: Mock-arm motion (``none`` | ``sine``).
         live_status: Show a live status line (a terminal).
+        size: Frame size of ``record`` and ``snapshot`` ``(width, height)`` [px].
     """
 
     model: str = DEFAULT_MODEL
@@ -73,6 +74,7 @@ class MirrorCmdCfg:
     demo: bool = False
     motion: str = "sine"
     live_status: bool = False
+    size: tuple[int, int] = (640, 480)
 
 
 def run_mirror(cfg: MirrorCmdCfg, con: Console) -> int:
@@ -98,6 +100,7 @@ def run_mirror(cfg: MirrorCmdCfg, con: Console) -> int:
         record=_out(cfg.record, (".mp4", ".gif")),
         snapshot=_out(cfg.snapshot, (".png",)),
         console=con if cfg.live_status else None,
+        size=cfg.size,
         on_start=lambda: con.print(
             f"mirroring {', '.join(rig.sides)} on {kind} ({topics}); Ctrl-C ends", soft_wrap=True
         ),
@@ -146,7 +149,7 @@ def _model(cfg: MirrorCmdCfg) -> mujoco.MjModel:
     spec = load_spec(cfg.model, cfg.load)
     if not spec.lights:
         add_light(spec)
-    set_offscreen_size(spec, 1280, 960)
+    set_offscreen_size(spec, max(1280, cfg.size[0]), max(960, cfg.size[1]))
     return compile_spec(spec, str(cfg.model))
 
 

@@ -91,6 +91,7 @@ def holding_rule(model: mujoco.MjModel, data: mujoco.MjData) -> list[Finding]:
         if lo - slack <= need <= hi + slack:
             continue
         unit = "N" if int(model.jnt_type[j]) == mujoco.mjtJoint.mjJNT_SLIDE else "N·m"
+        what = _drift(need, lo, hi, unit)
         out.append(
             Finding(
                 "ACTUATOR_NO_AUTHORITY",
@@ -98,12 +99,37 @@ def holding_rule(model: mujoco.MjModel, data: mujoco.MjData) -> list[Finding]:
                 _label(model, a),
                 f"at the initial pose joint '{joint_name(model, j)}' needs {need:.3g} {unit} to "
                 f"hold against gravity, but the actuator's ranges let it give only "
-                f"[{lo:.3g}, {hi:.3g}] {unit}: the joint sags whatever the control",
+                f"[{lo:.3g}, {hi:.3g}] {unit} ({what})",
                 "widen ctrlrange / forcerange (or the joint's actuatorfrcrange), raise gear or "
                 "kp, or support the joint",
             )
         )
     return out
+
+
+def _drift(need: float, lo: float, hi: float, unit: str) -> str:
+    """Which way the joint goes when the actuator cannot give ``need``, and whether it sags.
+
+    The net generalized force is the actuator's reachable bound minus ``need``; the load
+    (gravity) pushes with ``-need``. Moving with the load is sagging; against it, the
+    actuator's smallest force already overpowers the load.
+    """
+    bound, sign = (lo, "+") if need < lo else (hi, "−")
+    edge = "at least" if need < lo else "at most"
+    with_load = (need < lo) == (need < 0)
+    if with_load:
+        who = "it pushes with the load" if bound * -need > 0 else "the load wins"
+        return f"{edge} {bound:.3g} {unit}: {who} and the joint sags (moves {sign})"
+    return (
+        f"{edge} {bound:.3g} {unit}: it overpowers the load and pushes the joint (moves "
+        f"{sign}) whatever the control"
+    )
+
+
+def _clamp(lo: float, hi: float, r: np.ndarray) -> tuple[float, float]:
+    """The interval ``[lo, hi]`` after clamping each value to ``r`` = [r0, r1]."""
+    r0, r1 = float(r[0]), float(r[1])
+    return min(max(lo, r0), r1), max(min(hi, r1), r0)
 
 
 def _generalized_range(
@@ -121,13 +147,11 @@ def _generalized_range(
             length = float(data.actuator_length[a])
             lo, hi = sorted((g0 * (c[0] - length), g0 * (c[1] - length)))
     if model.actuator_forcelimited[a]:
-        f = model.actuator_forcerange[a]
-        lo, hi = max(lo, float(f[0])), min(hi, float(f[1]))
+        lo, hi = _clamp(lo, hi, model.actuator_forcerange[a])
     gear = float(model.actuator_gear[a, 0])
     lo, hi = sorted((gear * lo, gear * hi)) if gear else (0.0, 0.0)
     if model.jnt_actfrclimited[j]:
-        r = model.jnt_actfrcrange[j]
-        lo, hi = max(lo, float(r[0])), min(hi, float(r[1]))
+        lo, hi = _clamp(lo, hi, model.jnt_actfrcrange[j])
     return lo, hi
 
 

@@ -37,6 +37,8 @@ class Finding:
         element: The offending element, e.g. ``geom 'foot'``.
         message: What is wrong, with the numbers.
         fix: One-line fix.
+        source: ``path:line`` of the element in the model file (``None``: unknown; set by
+            :func:`mjscope.diagnose.source_map.locate`).
     """
 
     code: str
@@ -44,6 +46,7 @@ class Finding:
     element: str
     message: str
     fix: str
+    source: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """As a JSON-ready dict."""

@@ -54,7 +54,8 @@ def _qpos0(label: str, v: float, lo: float, hi: float, good_keys: list[str]) -> 
             "info",
             label,
             f"{msg} when reset to qpos0; keyframe '{good_keys[0]}' is inside it",
-            f"start from the keyframe (--key {good_keys[0]})",
+            f"nothing to do with --key auto (the default starts from the first keyframe); with "
+            f"--key none, start from --key {good_keys[0]} instead",
         )
     return Finding(
         "QPOS0_OUT_OF_RANGE",

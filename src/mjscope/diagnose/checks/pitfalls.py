@@ -10,9 +10,11 @@ size has:
 - TIMESTEP_RANGE: a timestep above 10 ms (contacts and servos rarely survive it; MuJoCo's
   default is 2 ms) or below 0.05 ms (correct, but slow for no gain).
 - TIMESTEP_VS_DYNAMICS: the timestep against the fastest time constant it must resolve: a
-  position servo or joint spring with ω·h > 1 (ω = √(k/I), I = ``dof_M0`` the inertia the DOF
-  moves plus armature; explicit Euler diverges near ω·h = 2, MuJoCo's implicit integrators
-  only damp it), and actuator filter dynamics faster than the timestep.
+  position servo or joint spring with ω·h above half the integrator's stability limit (ω =
+  √(k/I), I = ``dof_M0`` the inertia the DOF moves plus armature; the limit is 2 for
+  undamped Euler and grows with the damping the integrator treats implicitly: joint damping
+  under Euler, joint and servo damping under ``implicitfast``/``implicit``; 2√2 under RK4,
+  :func:`stable_omega_h`), and actuator filter dynamics faster than the timestep.
 - MASS_IMPLAUSIBLE: a body far denser than any material (mass over its geoms' bounding-box
   volume above 50 000 kg/m³: osmium is 22 600; grams given as kilograms) or far lighter than
   air-filled foam (below 1 kg/m³: kilograms given as grams), and the model's total.
@@ -32,7 +34,8 @@ _OBJ = mujoco.mjtObj
 DAMPRATIO_WARN = 0.5  # below: warning; [0.5, 1): info [1]
 TIMESTEP_MAX = 0.01  # [s]
 TIMESTEP_MIN = 5e-5  # [s]
-OMEGA_H_MAX = 1.0  # [1]
+STABILITY_SAFETY = 0.5  # warn above this fraction of the stable ω·h [1]
+RK4_OMEGA_H = 2 * np.sqrt(2)  # RK4's stability limit on an undamped oscillator [1]
 DENSITY_MAX = 5e4  # [kg/m³], over the bounding-box volume
 DENSITY_MIN = 1.0  # [kg/m³]
 MIN_VOLUME = 1e-9  # bodies whose geoms enclose less [m³] are not judged
@@ -110,10 +113,54 @@ def dynamics_rule(model: mujoco.MjModel) -> list[Finding]:
         if t not in (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE)):
             continue
         dof = int(model.jnt_dofadr[j])
-        omega = float(np.sqrt(model.jnt_stiffness[j] / max(model.dof_M0[dof], 1e-12)))
-        if omega * h > OMEGA_H_MAX:
-            out.append(_fast(f"joint '{joint_name(model, int(j))}'", "spring", omega, h))
+        inertia = max(float(model.dof_M0[dof]), 1e-12)
+        omega = float(np.sqrt(model.jnt_stiffness[j] / inertia))
+        implicit, explicit = _damping_split(model, dof, 0.0)
+        limit = stable_omega_h(model, h * implicit / inertia, h * explicit / inertia)
+        if omega * h > STABILITY_SAFETY * limit:
+            out.append(
+                _fast(model, f"joint '{joint_name(model, int(j))}'", "spring", omega, h, limit)
+            )
     return out
+
+
+def stable_omega_h(model: mujoco.MjModel, bh_implicit: float, bh_explicit: float) -> float:
+    """The largest stable ω·h of a spring on one DOF under the model's integrator [1].
+
+    MuJoCo's Euler and implicit integrators are semi-implicit (velocity first, then position
+    with the new velocity) and treat part of the damping implicitly; for a DOF with natural
+    frequency ω, implicit damping ``b_i`` and explicit damping ``b_e`` (per unit inertia) the
+    step is stable while ``(ω·h)² < 4 + 2·h·(b_i − b_e)`` (the Jury test of its 2×2 update).
+    RK4 is explicit: ω·h < 2√2 whatever the damping. 0 when nothing is stable.
+
+    Args:
+        model: The model (its integrator).
+        bh_implicit: Implicit damping × timestep per unit inertia [1].
+        bh_explicit: Explicit damping × timestep per unit inertia [1].
+    """
+    if int(model.opt.integrator) == int(mujoco.mjtIntegrator.mjINT_RK4):
+        return RK4_OMEGA_H
+    return float(np.sqrt(max(0.0, 4.0 + 2.0 * (bh_implicit - bh_explicit))))
+
+
+def _damping_split(model: mujoco.MjModel, dof: int, kv: float) -> tuple[float, float]:
+    """(implicit, explicit) damping [N·s/m | N·m·s/rad] of ``dof`` with a servo's ``kv``.
+
+    Euler integrates joint damping implicitly (unless ``eulerdamp`` is disabled) and actuator
+    damping explicitly; ``implicitfast`` and ``implicit`` integrate both implicitly.
+    """
+    joint = float(model.dof_damping[dof])
+    integ = int(model.opt.integrator)
+    if integ in (
+        int(mujoco.mjtIntegrator.mjINT_IMPLICIT),
+        int(mujoco.mjtIntegrator.mjINT_IMPLICITFAST),
+    ):
+        return joint + kv, 0.0
+    if integ == int(mujoco.mjtIntegrator.mjINT_EULER):
+        if model.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_EULERDAMP:
+            return 0.0, joint + kv
+        return joint, kv
+    return 0.0, joint + kv
 
 
 def _servo(model: mujoco.MjModel, a: int, h: float) -> list[Finding]:
@@ -138,19 +185,29 @@ def _servo(model: mujoco.MjModel, a: int, h: float) -> list[Finding]:
         return []
     dof = int(model.jnt_dofadr[int(model.actuator_trnid[a, 0])])
     gear = float(model.actuator_gear[a, 0])
-    omega = float(np.sqrt(kp * gear * gear / max(float(model.dof_M0[dof]), 1e-12)))
-    return [_fast(label, f"position servo kp={kp:g}", omega, h)] if omega * h > OMEGA_H_MAX else []
+    inertia = max(float(model.dof_M0[dof]), 1e-12)
+    omega = float(np.sqrt(kp * gear * gear / inertia))
+    kv = max(0.0, -float(model.actuator_biasprm[a, 2])) * gear * gear
+    implicit, explicit = _damping_split(model, dof, kv)
+    limit = stable_omega_h(model, h * implicit / inertia, h * explicit / inertia)
+    if omega * h <= STABILITY_SAFETY * limit:
+        return []
+    return [_fast(model, label, f"position servo kp={kp:g}", omega, h, limit)]
 
 
-def _fast(label: str, what: str, omega: float, h: float) -> Finding:
+def _fast(
+    model: mujoco.MjModel, label: str, what: str, omega: float, h: float, limit: float
+) -> Finding:
+    integ = mujoco.mjtIntegrator(int(model.opt.integrator)).name.removeprefix("mjINT_").lower()
     return Finding(
         "TIMESTEP_VS_DYNAMICS",
         "warning",
         label,
-        f"{what}: natural frequency ω={omega:.3g} rad/s, ω·timestep={omega * h:.2f} > "
-        f"{OMEGA_H_MAX:g}: the integrator cannot follow its oscillation (explicit Euler "
-        "diverges near 2)",
-        f"lower the timestep to ≤ {OMEGA_H_MAX / omega:.3g} s, add armature, or lower the gain",
+        f"{what}: natural frequency ω={omega:.3g} rad/s, ω·timestep={omega * h:.2f}; the "
+        f"{integ} integrator with this DOF's damping is stable only below {limit:.2f} "
+        f"(warned above {STABILITY_SAFETY:g}× that): the step cannot follow its oscillation",
+        f"lower the timestep to ≤ {STABILITY_SAFETY * limit / omega:.3g} s, add damping (kv, "
+        "joint damping; implicitfast integrates it implicitly) or armature, or lower the gain",
     )
 
 

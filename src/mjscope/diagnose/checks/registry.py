@@ -5,6 +5,7 @@ from __future__ import annotations
 import mujoco
 
 from mjscope.diagnose.checks.actuator import actuator_rules
+from mjscope.diagnose.checks.actuator_use import actuator_use_rule
 from mjscope.diagnose.checks.authority import (
     authority_rules,
     ctrl_outside_rule,
@@ -15,6 +16,7 @@ from mjscope.diagnose.checks.base import Finding, ModelRule, RolloutRule, StateR
 from mjscope.diagnose.checks.collision import collision_rules
 from mjscope.diagnose.checks.contact import contact_slip_rule
 from mjscope.diagnose.checks.equality import equality_violation_rule
+from mjscope.diagnose.checks.fall import explain_fall
 from mjscope.diagnose.checks.forces import inverse_mismatch_rule
 from mjscope.diagnose.checks.initial_state import self_collision_rule
 from mjscope.diagnose.checks.joint import range_rules
@@ -33,6 +35,7 @@ from mjscope.diagnose.checks.rollout import (
     solver_rule,
     warning_rule,
 )
+from mjscope.diagnose.checks.units import angle_unit_rule
 from mjscope.diagnose.rollout import RolloutResult
 
 MODEL_RULES: tuple[ModelRule, ...] = (
@@ -47,6 +50,7 @@ MODEL_RULES: tuple[ModelRule, ...] = (
     authority_rules,
     inertia_rules,
     range_rules,
+    angle_unit_rule,
 )
 STATE_RULES: tuple[StateRule, ...] = (self_collision_rule, holding_rule)
 ROLLOUT_RULES: tuple[RolloutRule, ...] = (
@@ -59,6 +63,7 @@ ROLLOUT_RULES: tuple[RolloutRule, ...] = (
     equality_violation_rule,
     ctrl_outside_rule,
     no_effect_rule,
+    actuator_use_rule,
     solver_rule,
     warning_rule,
 )
@@ -80,5 +85,5 @@ def initial_state_checks(model: mujoco.MjModel, data: mujoco.MjData) -> list[Fin
 
 
 def rollout_checks(model: mujoco.MjModel, result: RolloutResult) -> list[Finding]:
-    """All rollout rules (:data:`ROLLOUT_RULES`)."""
-    return [f for rule in ROLLOUT_RULES for f in rule(model, result)]
+    """All rollout rules (:data:`ROLLOUT_RULES`); a floating base's fall explained."""
+    return explain_fall(model, result, [f for rule in ROLLOUT_RULES for f in rule(model, result)])

@@ -2,6 +2,9 @@
 
 What S1.13's "controller output but the joint does not move" asks to read: is there a
 control, does the actuator turn it into a force. Gathered raw per step, reduced per block.
+It also counts, per actuator, the steps its force sat at its limit (``forcerange``, or a
+motor's ``gain × ctrlrange``) and the sign flips of a force above :data:`CHATTER_LEVEL` of
+its largest force (and 1 % of the limit): saturation and chatter.
 """
 
 from __future__ import annotations
@@ -13,9 +16,27 @@ import numpy as np
 
 from mjscope.diagnose.probes.base import Probe
 
+CHATTER_LEVEL = 0.1  # a force sign flip counts above this fraction of the largest force [1]
+CHATTER_FLOOR = 1e-3  # ... and above this force [N | N·m]
+LIMIT_TOL = 1e-6  # relative distance to the limit that counts as at it [1]
+
+
+def force_limits(model: mujoco.MjModel) -> np.ndarray:
+    """Each actuator's force interval [N | N·m], (nu, 2); ±inf where there is none."""
+    out = np.full((model.nu, 2), [-np.inf, np.inf])
+    for a in range(model.nu):
+        fixed = int(model.actuator_gaintype[a]) == mujoco.mjtGain.mjGAIN_FIXED
+        motor = fixed and int(model.actuator_biastype[a]) == mujoco.mjtBias.mjBIAS_NONE
+        if motor and model.actuator_ctrllimited[a] and int(model.actuator_dyntype[a]) == 0:
+            out[a] = np.sort(model.actuator_gainprm[a, 0] * model.actuator_ctrlrange[a])
+        if model.actuator_forcelimited[a]:
+            f = model.actuator_forcerange[a]
+            out[a] = np.clip(out[a], f[0], f[1]) if np.isfinite(out[a]).all() else f
+    return out
+
 
 class ActuatorProbe(Probe):
-    """Per actuator: largest |ctrl| and |actuator_force|, smallest and largest ctrl."""
+    """Per actuator: |ctrl|, |force| and ctrl extremes, steps at the force limit, flips."""
 
     def bind(self, model: mujoco.MjModel, data: mujoco.MjData, out: np.ndarray) -> None:  # noqa: D102
         super().bind(model, data, out)
@@ -23,6 +44,11 @@ class ActuatorProbe(Probe):
         self.force_max = np.zeros(model.nu)
         self.ctrl_lo = np.full(model.nu, np.inf)
         self.ctrl_hi = np.full(model.nu, -np.inf)
+        self.limits = force_limits(model)  # (nu, 2)
+        self.at_limit = np.zeros(model.nu, np.int64)
+        self.flips = np.zeros(model.nu, np.int64)
+        self.last_sign = np.zeros(model.nu)
+        self.steps = 0
 
     def sources(self) -> list[np.ndarray]:  # noqa: D102
         return [self.data.ctrl, self.data.actuator_force] if self.model.nu else []  # (nu,) each
@@ -36,6 +62,30 @@ class ActuatorProbe(Probe):
         np.fmax(self.ctrl_hi, v[:, 0].max(axis=0), out=self.ctrl_hi)
         np.fmax(self.ctrl_max, a[0], out=self.ctrl_max)
         np.fmax(self.force_max, a[1], out=self.force_max)
+        self._limits(v[:, 1])
+
+    def _limits(self, force: np.ndarray) -> None:
+        """Count steps at the force limit and sign flips of a large force, (n, nu)."""
+        lo, hi = self.limits[:, 0], self.limits[:, 1]
+        span = np.where(np.isfinite(hi - lo), hi - lo, 0.0)
+        tol = LIMIT_TOL * np.maximum(span, 1.0)
+        # at a bound of 0 (a one-sided motor at rest) the actuator is off, not saturated
+        at = ((np.abs(force - lo) <= tol) & (lo != 0)) | ((np.abs(force - hi) <= tol) & (hi != 0))
+        self.at_limit += at.sum(axis=0)
+        self.steps += force.shape[0]
+        bound = np.where(np.isfinite(span) & (span > 0), np.maximum(np.abs(lo), np.abs(hi)), 0.0)
+        # a flip counts above a tenth of the largest force, 1 % of the limit and 1 mN(·m):
+        # a servo resting at its target jitters around 0 without chattering
+        level = np.maximum(CHATTER_LEVEL * self.force_max, np.maximum(0.01 * bound, CHATTER_FLOOR))
+        sign = np.where(np.abs(force) > level, np.sign(force), 0.0)  # (n, nu); 0: small
+        seq = np.vstack([self.last_sign[None, :], sign])  # (n + 1, nu)
+        # carry each column's last non-zero sign forward, then count the changes
+        rows = np.where(seq != 0, np.arange(seq.shape[0])[:, None], 0)
+        np.maximum.accumulate(rows, axis=0, out=rows)
+        filled = np.take_along_axis(seq, rows, axis=0)
+        changed = (filled[1:] != filled[:-1]) & (filled[:-1] != 0)
+        self.flips += changed.sum(axis=0)
+        self.last_sign = filled[-1].copy()
 
     def summary(self) -> dict[str, Any]:  # noqa: D102
         return {
@@ -43,4 +93,7 @@ class ActuatorProbe(Probe):
             "actuator_force_max": self.force_max.tolist(),
             "actuator_ctrl_min": self.ctrl_lo.tolist(),
             "actuator_ctrl_top": self.ctrl_hi.tolist(),
+            "actuator_at_limit_fraction": (self.at_limit / max(self.steps, 1)).tolist(),
+            "actuator_force_flips": self.flips.tolist(),
+            "actuator_steps": self.steps,
         }

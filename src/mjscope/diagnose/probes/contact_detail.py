@@ -12,7 +12,8 @@ tangentially faster than :data:`SLIP_SPEED`.
 The probe reads every ``every``-th step (a Python call per contact: the rollout stays cheap
 when only the per-pair summary is wanted); with a path it writes every sampled contact as one
 row of a long-format CSV (``--contacts FILE.csv``), through a partial file renamed when the
-rollout completes (:mod:`mjscope.diagnose.outputs`).
+rollout completes (:mod:`mjscope.diagnose.outputs`); the CSV's tangential slip speed ``vt``
+is measured for every condim (without a file only for condim 1, where slip needs it).
 """
 
 from __future__ import annotations
@@ -139,12 +140,13 @@ class ContactDetailProbe(Probe):
                 lst.append(x)
         out = []
         force, hypot, nan, tolist = mujoco.mj_contactForce, math.hypot, math.nan, f6.tolist
+        every_dim = self.path is not None  # the CSV has vt for every condim
         for k, (g1, g2, dist, dim, mu, exclude) in enumerate(zip(*fields, strict=True)):
             if exclude:
                 continue
             force(m, d, k, f6)
             fn, f1, f2, _, _, _ = tolist()
-            vt = self._slip_speed(d.contact[k]) if dim == 1 else nan
+            vt = self._slip_speed(d.contact[k]) if dim == 1 or every_dim else nan
             out.append((g1, g2, dist, dim, mu, fn, hypot(f1, f2), vt, k))
         return out
 

@@ -1,0 +1,138 @@
+"""The rollout's ``mj_step`` loop: control, step, record, progress, timing.
+
+Split from :mod:`mjscope.diagnose.rollout` (which sets up and tears down around it). Per step:
+the controls of the step (a noise/sine block row, the held motors' feedback), ``mj_step``, the
+recorder's reader; a BADQPOS/BADQVEL/BADQACC warning ends the loop. Per block: the recorder's
+flush and the next control block; a progress line once the loop has run
+:data:`PROGRESS_AFTER_S`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from typing import NamedTuple
+
+import mujoco
+import numpy as np
+
+from mjscope.diagnose.controls import ControlPlan, Spec
+from mjscope.diagnose.probes.base import Reader
+from mjscope.diagnose.recording import Recorder
+from mjscope.exceptions import OutputError
+from mjscope.progress import RunProgress
+
+PROGRESS_AFTER_S = 2.0  # a rollout shows its progress line once it has run this long [s]
+
+
+class LoopCfg(NamedTuple):
+    """What the loop needs of the rollout's settings.
+
+    Attributes:
+        steps: ``mj_step`` calls.
+        seed: Noise seed.
+        noise_scale: Fraction of the half ctrlrange used by noise [1].
+        progress: ``None``: a progress line on a terminal only; ``False`` never; ``True``
+            always (after :data:`PROGRESS_AFTER_S`).
+    """
+
+    steps: int
+    seed: int
+    noise_scale: float
+    progress: bool | None
+
+
+CPU_SAMPLE_EVERY = 16  # steps; the CPU time of every 16th mj_step is measured
+
+
+def step_loop(
+    model: mujoco.MjModel, data: mujoco.MjData, cfg: LoopCfg, rec: Recorder, specs: list[Spec]
+) -> tuple[float, float, int]:
+    """Step and record.
+
+    Returns:
+        (wall time inside ``mj_step`` [s], CPU time of the sampled ``mj_step`` calls [s],
+        the number sampled): the CPU time (``time.thread_time``, costly to read, so every
+        :data:`CPU_SAMPLE_EVERY`-th step) is what a loaded machine does not inflate.
+    """
+    read = _chain(rec.bind(model, data))
+    rows = rec.rows
+    ctrl = data.ctrl  # (nu,) view
+    plan = ControlPlan(model, data, specs, rows, cfg.seed, cfg.noise_scale)
+    first = plan.block(0)
+    noise: np.ndarray | None = None if plan.constant else first
+    ctrl[:] = first[0]
+    hold = plan.feedback
+    wn = memoryview(data.warning.number)  # Python ints, indexed by mjtWarning
+    w = mujoco.mjtWarning
+    qpos_w, qvel_w, qacc_w = int(w.mjWARN_BADQPOS), int(w.mjWARN_BADQVEL), int(w.mjWARN_BADQACC)
+    step = mujoco.mj_step
+    clock = time.perf_counter
+    stepping = cpu = 0.0  # [s]
+    sampled = 0
+    cpu_clock = time.thread_time
+    started, bar = clock(), None
+    i = 0  # whole rows in the current block
+    try:
+        for _ in range(cfg.steps):
+            if noise is not None:
+                ctrl[:] = noise[i]
+            if hold is not None:
+                hold(ctrl)
+            if i % CPU_SAMPLE_EVERY:
+                t0 = clock()
+                step(model, data)
+                stepping += clock() - t0
+            else:
+                c0, t0 = cpu_clock(), clock()
+                step(model, data)
+                t1 = clock()
+                cpu += cpu_clock() - c0
+                stepping += t1 - t0
+                sampled += 1
+            read(i)
+            i += 1
+            if wn[qacc_w] or wn[qvel_w] or wn[qpos_w]:
+                break
+            if i == rows:
+                i = 0  # first: an interrupt inside flush must not flush these rows again
+                rec.flush(rows)
+                noise = None if plan.constant else plan.block(rec.steps)
+                bar = bar or _late_progress(model, cfg, started)
+                if bar is not None:
+                    bar.update(rec.steps)
+    except KeyboardInterrupt:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+        if not rec.flushing:
+            with contextlib.suppress(OutputError):  # a dead writer: the interrupt still wins
+                rec.flush(i)  # the whole rows so far go to the partial CSV
+        raise
+    rec.flush(i)
+    if bar is not None:
+        bar.update(rec.steps)
+        bar.__exit__(None, None, None)
+    return stepping, cpu, sampled
+
+
+def _late_progress(model: mujoco.MjModel, cfg: LoopCfg, started: float) -> RunProgress | None:
+    """A started progress line once the rollout has run :data:`PROGRESS_AFTER_S`, else None."""
+    if cfg.progress is False or time.perf_counter() - started < PROGRESS_AFTER_S:
+        return None
+    bar = RunProgress(
+        "diagnose rollout", total=cfg.steps, unit="steps", dt=float(model.opt.timestep),
+        show=cfg.progress,
+    )  # fmt: skip
+    return bar.__enter__() if bar.shown else None
+
+
+def _chain(reads: list[Reader]) -> Reader:
+    """One call per step: the reader itself when there is one (the usual case), else all."""
+    if len(reads) == 1:
+        return reads[0]
+
+    def read_all(i: int) -> None:
+        for r in reads:
+            r(i)
+
+    return read_all
