@@ -51,7 +51,10 @@ def test_one_arm_runs_alone(tmp_path: Path) -> None:
 
 def test_mujoco_shows_the_yaml_initial_pose_through_the_mock(tmp_path: Path, capsys) -> None:
     rep, gif = tmp_path / "r.json", tmp_path / "v.gif"
-    args = [*MOCK, "--mujoco", "--viewer", "none", "--duration", "1.0"]  # grips press at 1.2 s
+    # no XR input at all (a UDP port nobody sends to): the arms stay where the YAML puts them,
+    # for long enough that the recording's renderer is up even on a loaded machine
+    args = ["teleop", "--mock", "--transport", "inproc", "--xr-port", "0"]
+    args += ["--mujoco", "--viewer", "none", "--duration", "3.0"]
     assert main([*args, "--record", str(gif), "--report", str(rep)]) == 0
     out = capsys.readouterr().out
     assert "MuJoCo mirror on" in out and f"wrote {gif}" in out

@@ -19,6 +19,7 @@ from mjscope.models.robots import rm75_constants as rm75
 from mjscope.teleop.emulator import RmEmulator, RmEmulatorCfg
 from mjscope.teleop.emulator.arm import rm75_spec
 from mjscope.teleop.emulator.replies import Controller, PushSettings
+from mjscope.teleop.emulator.server import MAX_DT_S
 from mjscope.teleop.realman.protocol import LineFramer, decode, encode
 
 SDK_CONNECT = (
@@ -170,7 +171,9 @@ def test_movej_arrives_after_the_planned_time(client: Client, emu: RmEmulator) -
     }
     vmax, amax = 0.5 * math.degrees(rm75.VELOCITY_LIMITS[0]), 0.5 * 600.0  # at v = 50 %
     planned = 30.0 / vmax + vmax / amax  # trapezoid: cruise + one ramp [s]
-    assert planned * 0.95 < took < planned + 0.5, (took, planned)
+    # a late controller tick integrates up to MAX_DT_S at once (a loaded machine), so the arm
+    # may arrive up to one such tick early; never sooner, and never much later
+    assert planned - MAX_DT_S < took < planned + 0.5, (took, planned)
     assert emu.joints_deg().tolist() == [30.0, 0, 0, 0, 0, 0, 0]
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import threading
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -28,10 +29,34 @@ def emulator(side: str, **faults: float) -> RmEmulator:
     return RmEmulator(RmEmulatorCfg(port=0, initial_joints_deg=pose), Faults(**faults))
 
 
+def inject_when_running(emu: RmEmulator, faults: dict) -> list[float]:
+    """Set ``faults`` on ``emu`` once teleop runs against it (the push flows after connect).
+
+    Returns:
+        A list that receives the monotonic time of the injection.
+    """
+    at: list[float] = []
+
+    def wait_then_inject() -> None:
+        deadline = time.monotonic() + 60.0
+        while emu.pushes < 50 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        for k, v in faults.items():
+            setattr(emu.faults, k, v)
+        at.append(time.monotonic())
+
+    threading.Thread(target=wait_then_inject, daemon=True).start()
+    return at
+
+
 def run_pair(tmp_path: Path, right_faults: dict, **cfg: object) -> tuple[int, dict, str, float]:
-    """Run both real arms against two emulators; (exit code, report, console text, end time)."""
+    """Run both real arms against two emulators; (exit code, report, console text, end time).
+
+    ``right_faults`` start once the arms run (a slow start-up must not meet them first).
+    """
     out = io.StringIO()
-    with emulator("left") as left, emulator("right", **right_faults) as right:
+    with emulator("left") as left, emulator("right") as right:
+        inject_when_running(right, right_faults)
         base = TeleopCmdCfg(mode="real", transport="inproc", xr="demo", duration=6.0)
         run = replace(
             base, left_addr=left.address, right_addr=right.address, report=str(tmp_path / "r.json")
@@ -46,7 +71,7 @@ def run_pair(tmp_path: Path, right_faults: dict, **cfg: object) -> tuple[int, di
 def test_a_controller_that_goes_away_stops_both_arms_and_exits_1_within_a_second(
     tmp_path: Path,
 ) -> None:
-    code, report, text, after = run_pair(tmp_path, {"disconnect_after_s": 1.0})
+    code, report, text, after = run_pair(tmp_path, {"disconnect_after_s": 0.0})
     assert code == 1
     right, left = report["sides"]["right"], report["sides"]["left"]
     assert "closed the connection" in right["safe_stop"], right["safe_stop"]
@@ -59,7 +84,7 @@ def test_a_controller_that_goes_away_stops_both_arms_and_exits_1_within_a_second
 
 def test_isolate_faults_keeps_the_healthy_arm_and_exits_1_at_the_end(tmp_path: Path) -> None:
     code, report, text, _ = run_pair(
-        tmp_path, {"disconnect_after_s": 1.0}, isolate_faults=True, duration=2.5
+        tmp_path, {"disconnect_after_s": 0.0}, isolate_faults=True, duration=2.5
     )
     assert code == 1
     left, right = report["sides"]["left"], report["sides"]["right"]
@@ -75,8 +100,13 @@ def test_lost_or_late_feedback_at_start_is_an_error_naming_the_arm(
 ) -> None:
     from mjscope.exceptions import MjscopeError
 
-    with pytest.raises(MjscopeError, match=r"right arm at 127\.0\.0\.1:\d+"):
-        run_pair(tmp_path, faults)
+    with emulator("left") as left, emulator("right", **faults) as right:
+        cfg = TeleopCmdCfg(
+            mode="real", transport="inproc", xr="demo", duration=2.0,
+            left_addr=left.address, right_addr=right.address,
+        )  # fmt: skip
+        with pytest.raises(MjscopeError, match=r"right arm at 127\.0\.0\.1:\d+"):
+            run_teleop(cfg, Console(file=io.StringIO()))
 
 
 def test_feedback_that_stops_mid_run_is_a_safe_stop_within_one_timeout(tmp_path: Path) -> None:
@@ -86,15 +116,8 @@ def test_feedback_that_stops_mid_run_is_a_safe_stop_within_one_timeout(tmp_path:
             mode="real", arm="left", transport="inproc", xr="demo", duration=6.0,
             left_addr=left.address, report=str(tmp_path / "r.json"),
         )  # fmt: skip
-        import threading
 
-        def cut() -> None:
-            time.sleep(1.0)
-            left.faults.drop = 1.0  # every push lost from now on
-            cut_at.append(time.monotonic())
-
-        cut_at: list[float] = []
-        threading.Thread(target=cut, daemon=True).start()
+        cut_at = inject_when_running(left, {"drop": 1.0})  # every push lost from then on
         assert run_teleop(cfg, Console(file=out, width=200)) == 1
         ended = time.monotonic()
     r = json.loads((tmp_path / "r.json").read_text())["sides"]["left"]

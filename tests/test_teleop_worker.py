@@ -125,11 +125,12 @@ def test_a_rate_below_90_percent_for_a_second_is_a_warning(caplog) -> None:
     with caplog.at_level(logging.WARNING, logger="mjscope.teleop.worker"):
         tele.run(1.6)
     tele.close()
-    left, right = tele.workers["left"].stats, tele.workers["right"].stats
-    assert left.slow_warnings == 1 and right.slow_warnings == 0
+    left = tele.workers["left"].stats
+    assert left.slow_warnings == 1  # once per episode, not once per window
     msgs = [r.getMessage() for r in caplog.records if "left arm" in r.getMessage()]
     assert msgs and "against the configured 90 Hz" in msgs[0] and "below 90 %" in msgs[0]
-    assert tele.arms["right"].stats.rate_hz() > 80  # the slow arm did not slow the other
+    slow, fast = (tele.arms[s].stats.rate_hz() for s in ("left", "right"))
+    assert slow < 60 and fast > 1.4 * slow  # ≈ 45 Hz vs ≈ 90: the slow arm did not slow the other
 
 
 def test_an_exception_in_one_arm_stops_it_and_by_default_the_other_too() -> None:
@@ -165,3 +166,30 @@ def test_isolate_faults_keeps_the_healthy_arm_cycling(isolate: bool) -> None:
     tele.close()
     assert tele.arms["left"].stopped and not tele.arms["right"].stopped
     assert tele.arms["right"].stats.cycles > 0.8 * 1.5 * 90
+
+
+def test_a_stop_in_real_mode_ramps_the_arm_down_through_its_controller() -> None:
+    from mjscope.teleop.build import make_adapter
+    from mjscope.teleop.emulator import RmEmulator, RmEmulatorCfg
+
+    s = RIG.sides["left"]
+    emu_cfg = RmEmulatorCfg(port=0, initial_joints_deg=tuple(s.initial_joint_pose_deg))
+    rec = Recorder()
+    with RmEmulator(emu_cfg) as emu:
+        arm = build_arm(ROOT, "left", s, make_adapter("real", "left", s, emu.address), None)
+        tele = Teleop({"left": arm}, ScriptedXrSource(circling()), rec)
+        stop = threading.Event()
+        tele.start(time.monotonic())
+        threading.Thread(target=lambda: (rec.moving.wait(10.0), stop.set()), daemon=True).start()
+        tele.run(20.0, stop)
+        tele.close()
+        sent = np.radians(np.array([j for _, j in emu.canfd_log()], dtype=float) / 1000.0)
+    assert rec.moving.is_set() and tele.interrupted and not arm.stopped
+    braking = sum(c.state == "braking" for c in rec.cycles["left"])
+    tail = sent[-(braking + 3) :]  # the last commands the controller received
+    dq = np.diff(tail, axis=0)
+    quantum = np.radians(0.001)  # the wire's 0.001° integers
+    dt = 1 / s.control_rate_hz
+    assert braking >= 2 and np.abs(dq[0]).max() > 10 * quantum  # moving when the stop came
+    assert np.abs(np.diff(dq, axis=0)).max() <= max(s.joint_max_acc) * dt * dt + 2 * quantum
+    assert np.abs(dq[-1]).max() <= quantum  # the last command holds still

@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 import time
 from dataclasses import replace
@@ -146,6 +147,7 @@ def bench_cycle(quick: bool) -> list[dict[str, Any]]:
     ours, peer = _Ours(rig, mirror=False), _Peer(rig)
     ours.run(n // 4)  # warm-up: the clutch engages, caches fill
     peer.run(n // 4)
+    gc.freeze()  # as Teleop.run does: no full collection scans the models mid-cycle (both sides)
     o50, o99, p50s, p99s = [], [], [], []
     for _ in range(rounds):  # interleaved: the same machine load for both
         a, b = _pct(ours.run(n)), _pct(peer.run(n))

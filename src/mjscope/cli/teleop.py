@@ -26,6 +26,7 @@ logger = logging.getLogger(__name__)
 MIRROR_MODEL = "dual_rm75"  # the mirror's model when no --urdf is given
 DEMO_OUT = "mjscope-out"  # where --demo writes (as `mjscope demo` does)
 LOAD_WAIT_S = 30.0  # how long teleop waits for the mirror's model before starting anyway [s]
+STOP_WAIT_S = 60.0  # how long teleop waits for the mirror to finish its recording at the end [s]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -161,7 +162,7 @@ class MirrorCompanion:
                 self._loaded.set()
             mirror, _ = run_loop(model, rig, load_render_cfg(), transport, opts, self._stop)
             self._result = mirror.report()
-            if self.record is not None and mirror.ready:
+            if self.record is not None and mirror.ready and self.record.is_file():
                 self._result["record"] = str(self.record)
         except Exception as e:  # the mirror's failure must not touch teleop
             logger.error("MuJoCo mirror stopped: %s", e)
@@ -171,7 +172,7 @@ class MirrorCompanion:
         """Stop the mirror and return its report (``{"error": ...}`` when it failed)."""
         self._stop.set()
         if self._thread is not None:
-            self._thread.join(timeout=10.0)
+            self._thread.join(timeout=STOP_WAIT_S)  # its video is finished on its thread
         return self._result
 
 

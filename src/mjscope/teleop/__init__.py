@@ -4,7 +4,9 @@ Per arm at ``control_rate_hz``: XR input → :class:`Clutch` → target → :cla
 :class:`CartesianLimiter` → Placo QP IK (:class:`ArmIk`) → :class:`JointLimiter` (joint
 position, speed and acceleration) → adapter (:class:`MockRealManAdapter` or the real
 ``RealManAdapter``) → ``joint_states`` + ``joint_target``. :class:`TeleopArm` is one arm's
-chain, :class:`Teleop` the loop over both with their XR source, :func:`run_teleop` a whole run.
+chain, :class:`ArmWorker` runs one on its own thread and clock, :class:`XrHub` shares the XR
+input (newest state per side), :class:`Teleop` supervises the workers (fault policy, braking
+at the end) or steps both arms on a given clock, :func:`run_teleop` is a whole run.
 
 Exports resolve on first use; nothing here imports MuJoCo (only the demo renders, through
 :mod:`mjscope.sim`).
@@ -18,6 +20,7 @@ _EXPORTS = {
     "AdapterError": "mjscope.teleop.adapters.base",
     "ArmAdapter": "mjscope.teleop.adapters.base",
     "ArmIk": "mjscope.teleop.ik",
+    "ArmWorker": "mjscope.teleop.worker",
     "CartesianLimiter": "mjscope.teleop.limits",
     "Clutch": "mjscope.teleop.clutch",
     "ControllerState": "mjscope.teleop.xr.base",
@@ -25,13 +28,16 @@ _EXPORTS = {
     "IkCfg": "mjscope.teleop.config",
     "IkResult": "mjscope.teleop.ik",
     "JointLimiter": "mjscope.teleop.joint_limits",
+    "LoopStats": "mjscope.teleop.worker",
     "MockRealManAdapter": "mjscope.teleop.adapters.mock",
     "Pose": "mjscope.teleop.poses",
+    "StageLog": "mjscope.teleop.timing",
     "Teleop": "mjscope.teleop.loop",
     "TeleopArm": "mjscope.teleop.node",
     "TeleopCmdCfg": "mjscope.teleop.session",
     "Workspace": "mjscope.teleop.limits",
     "XrFrame": "mjscope.teleop.xr.base",
+    "XrHub": "mjscope.teleop.xr_hub",
     "XrSource": "mjscope.teleop.xr.base",
     "build_arm": "mjscope.teleop.build",
     "make_adapter": "mjscope.teleop.build",

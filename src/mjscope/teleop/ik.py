@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -85,7 +85,9 @@ class ArmIk:
         frames = list(self.robot.frame_names())
         if ee_frame not in frames:
             raise UnknownNameError("end-effector frame", ee_frame, frames, "set ee_frame")
-        self._idx = np.array([self.robot.get_joint_offset(n) for n in self.joints])
+        self._idx: Any = np.array([self.robot.get_joint_offset(n) for n in self.joints])
+        if np.array_equal(self._idx, np.arange(self._idx[0], self._idx[0] + len(self._idx))):
+            self._idx = slice(int(self._idx[0]), int(self._idx[0]) + len(self._idx))  # a view
         limits = np.array([self.robot.get_joint_limits(n) for n in self.joints])  # (n, 2)
         self.lower, self.upper = limits[:, 0].copy(), limits[:, 1].copy()
         for n, v in zip(self.joints, np.asarray(max_speed, dtype=float), strict=True):
