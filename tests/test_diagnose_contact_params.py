@@ -73,3 +73,10 @@ def test_cli_contact_params_in_the_report_and_json(tmp_path, capsys):
     assert (p["geom1"], p["geom2"]) == ("floor", "ball") and p["solref"] == [0.02, 1.0]
     assert p["predicted_penetration_m"] == pytest.approx(p["penetration_m"], rel=0.05)
     assert p["timeconst_over_timestep"] == pytest.approx(20.0)
+
+
+def test_stiffness_on_a_static_geom_is_a_config_error():
+    spec = mujoco.MjSpec.from_string(BALL.format(m=1.0, z=0.1))
+    sweep = parse_set("geom:floor.stiffness=1e4")
+    with pytest.raises(ConfigError, match="'floor' has no mass of its own"):
+        applier(sweep, sweep.values[0])(spec)
