@@ -1,6 +1,7 @@
 """Pytest setup: headless rendering and loopback-only DDS for every test."""
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -22,3 +23,17 @@ def ray_head():
     import_optional("ray", "Ray (the cluster extra) is not installed: pip install '.[cluster]'")
     with LocalRayCluster(num_cpus=2) as head:
         yield head
+
+
+_SLOW = {
+    line.strip()
+    for line in (Path(__file__).parent / "slow_tests.txt").read_text().splitlines()
+    if line.strip() and not line.startswith("#")
+}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the tests listed in ``slow_tests.txt`` slow (``pytest -m "not slow"`` skips them)."""
+    for item in items:
+        if item.nodeid.split("[", 1)[0] in _SLOW:
+            item.add_marker(pytest.mark.slow)

@@ -121,7 +121,7 @@ def test_live_inproc_run_with_recording(tmp_path, capsys):
 
 def test_demo_writes_gif_and_strip(tmp_path):
     files, code = demo(tmp_path, Console(quiet=True))
-    assert code == 0 and {f.suffix for f in files} == {".gif", ".png"}
+    assert code == 0 and {f.suffix for f in files} == {".gif", ".png", ".html"}
     assert all(f.parent == tmp_path / "hand" and f.stat().st_size > 1000 for f in files)
 
 

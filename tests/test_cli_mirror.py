@@ -125,7 +125,7 @@ def test_mock_arm_process_drives_mirror_over_dds_and_takes_reset(tmp_path: Path)
     finally:
         mock.terminate()
         out, _ = mock.communicate(timeout=20)
-    assert "mock left: published" in out and "1 reset(s)" in out
+    assert "mock left: published" in out and "1 reset\n" in out
 
 
 def test_mock_arm_inproc_and_mistakes(capsys) -> None:
@@ -143,7 +143,8 @@ def test_demo_part_writes_gif_strip_and_report(tmp_path: Path) -> None:
 
     files, code = demo(tmp_path, Console(quiet=True))
     assert code == 0 and COMMANDS.index("mirror") == COMMANDS.index("diagnose") + 1
-    assert {f.name for f in files} == {"mirror_demo.gif", "mirror_strip.png", "mirror_report.json"}
+    want = {"mirror_demo.gif", "mirror_strip.png", "mirror_report.json", "report.html"}
+    assert {f.name for f in files} == want
     assert all(f.parent == tmp_path / "mirror" and f.stat().st_size > 0 for f in files)
     rep = json.loads((tmp_path / "mirror" / "mirror_report.json").read_text())
     assert rep["ready"]

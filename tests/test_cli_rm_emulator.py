@@ -11,6 +11,7 @@ import sys
 import time
 
 import numpy as np
+import pytest
 
 from mjscope.cli import main
 from mjscope.teleop.adapters.realman import RealManAdapter
@@ -105,3 +106,96 @@ def test_sigterm_ends_it_cleanly_and_the_adapter_can_use_it_meanwhile() -> None:
             p.kill()
     assert p.returncode == 0, err
     assert "(1 movej_canfd)" in out and err == ""
+
+
+def test_the_default_pose_is_the_rigs_initial_pose(capsys) -> None:
+    assert main(["rm-emulator", "--port", "0", "--side", "right", "--duration", "0.2"]) == 0
+    assert "joints at [0.0, -40.0, 0.0, -80.0, 0.0, -60.0, 0.0] deg" in capsys.readouterr().out
+    assert main(["rm-emulator", "--port", "0", "--duration", "0.2"]) == 0
+    assert "joints at [0.0, -30.0, 0.0, -90.0, 0.0, -60.0, 0.0] deg" in capsys.readouterr().out
+
+
+def _pushes(args: list[str], listen_s: float) -> tuple[list[float], str]:
+    """Arrival times of push datagrams [s after start] while the emulator runs with ``args``."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
+        udp.bind(("127.0.0.1", 0))
+        udp.settimeout(0.05)
+        port = udp.getsockname()[1]
+        cmd = [sys.executable, "-m", "mjscope", "rm-emulator", "--port", "0"]
+        cmd += ["--push-port", str(port), "--duration", str(listen_s), *args]
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            assert p.stdout is not None
+            assert "listening" in p.stdout.readline()  # serving from here on
+            t0, got = time.monotonic(), []
+            while p.poll() is None or time.monotonic() - t0 < 0.1:
+                try:
+                    udp.recv(4096)
+                    got.append(time.monotonic() - t0)
+                except TimeoutError:
+                    if p.poll() is not None:
+                        break
+            out, _ = p.communicate(timeout=10)
+        finally:
+            if p.poll() is None:
+                p.kill()
+    return got, out
+
+
+def test_drop_loses_push_datagrams_and_counts_them() -> None:
+    got, out = _pushes(["--drop", "1"], 0.5)
+    assert got == [] and "sent 0 pushes" in out
+    m = re.search(r"\((\d+) dropped on purpose\)", out)
+    assert m and int(m.group(1)) > 20, out  # ≈ 100 at 5 ms over 0.5 s
+    some, out = _pushes(["--drop", "0.5", "--seed", "3"], 0.6)
+    m = re.search(r"sent (\d+) pushes \((\d+) dropped", out)
+    assert m, out
+    sent, dropped = int(m.group(1)), int(m.group(2))
+    assert 0.3 < dropped / (sent + dropped) < 0.7 and len(some) <= sent
+
+
+def test_disconnect_after_closes_the_connection_and_refuses_new_ones() -> None:
+    p = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "mjscope",
+            "rm-emulator",
+            "--port",
+            "0",
+            "--disconnect-after",
+            "0.5",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert p.stdout is not None
+        m = re.search(r"listening on 127\.0\.0\.1:(\d+)", p.stdout.readline())
+        assert m
+        port = int(m.group(1))
+        with socket.create_connection(("127.0.0.1", port), timeout=5.0) as c:
+            c.settimeout(5.0)
+            t0 = time.monotonic()
+            assert c.recv(100) == b""  # the controller went away: orderly close
+            assert time.monotonic() - t0 < 4.0
+        with pytest.raises(ConnectionRefusedError):
+            socket.create_connection(("127.0.0.1", port), timeout=2.0)
+        p.send_signal(signal.SIGTERM)
+        out, err = p.communicate(timeout=10)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 0 and "disconnect after 0.5 s" in out, err
+
+
+def test_delay_holds_every_push_back(capsys) -> None:
+    got, _ = _pushes(["--delay-ms", "300"], 0.8)
+    assert got and got[0] >= 0.25  # nothing before the delay (the push starts at once)
+    bad = ["--drop", "1.5"], ["--delay-ms", "-1"], ["--jitter-ms", "nan"]
+    for args in bad:
+        assert main(["rm-emulator", "--port", "0", "--duration", "0.1", *args]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 3 and "--drop 1.5 must be a probability" in err[0]
+    assert "--delay-ms -1.0 must be 0-10000 ms" in err[1] and "--jitter-ms nan" in err[2]

@@ -151,3 +151,43 @@ def test_the_demo_films_the_scripted_session(
     assert report["sides"]["left"]["clutch_engagements"] == 2  # re-anchored after X, grip held
     assert (out / "teleop_strip.png").is_file()
     assert "teleop:" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_ctrl_c_and_sigterm_brake_write_the_outputs_and_exit_130(tmp_path: Path, sig: str) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    rep, log = tmp_path / "r.json", tmp_path / "l.csv"
+    cmd = [sys.executable, "-m", "mjscope", *MOCK, "--report", str(rep), "--log", str(log)]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout is not None
+        line = p.stdout.readline()  # printed once the arms are connected, just before the run
+        assert "Ctrl-C ends" in line, line + (p.stderr.read() if p.stderr else "")
+        p.send_signal(getattr(signal, sig))
+        out, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 130, err
+    assert "interrupted; every arm braked to rest" in out and "Traceback" not in err
+    report = json.loads(rep.read_text())
+    assert report["interrupted"] is True and report["fault"] is None
+    assert all(r["safe_stop"] is None for r in report["sides"].values())
+    assert log.is_file()
+
+
+def test_the_demo_honours_duration_and_out(tmp_path: Path, capsys) -> None:
+    assert main(["teleop", "--demo", "--duration", "3", "--out", str(tmp_path / "d")]) == 0
+    out = tmp_path / "d" / "teleop"
+    report = json.loads((out / "teleop_report.json").read_text())
+    for r in report["sides"].values():
+        assert r["resets"] == 0 and r["clutch_engagements"] == 1  # 3 s: before either reset
+        assert 260 <= r["cycles"] <= 280  # 3 s at 90 Hz
+    frames = iio.imread(out / "teleop_demo.mp4", index=None)
+    assert 30 <= frames.shape[0] <= 40  # 12 frames/s
+    assert "of 3 s simulated" in capsys.readouterr().out
+    assert main(["teleop", "--mock", "--out", str(tmp_path)]) == 2
+    assert "--out is for --demo" in capsys.readouterr().err

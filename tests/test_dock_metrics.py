@@ -61,6 +61,7 @@ def build_log(n: int, **columns) -> Log:
         "lateral_error": np.zeros(n),
         "axis_angle": np.zeros(n),
         "segment": np.zeros(n, dtype=int),
+        "wrench_raw": np.zeros((n, 6)),
     }
     base.update(columns)
     log = Log(capacity=n)

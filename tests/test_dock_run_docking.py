@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from mjscope.control.controllers import (
 from mjscope.control.planners import MotionReference
 from mjscope.control.wrench import wrench_world_to_body
 from mjscope.dock import run_docking
+from mjscope.dock.config import FtCfg
 from mjscope.dock.gate import evaluate_gate
 from mjscope.dock.metrics import compute_metrics
 from mjscope.dock.run_docking import main, resolve_controller, run_simulation
@@ -194,13 +196,16 @@ def test_loop_gives_each_controller_the_wrench_in_its_frame() -> None:
             self.seen.append(np.asarray(F_ext).copy())
             return np.full(7, 2.0)  # pushes the peg around: a non-zero inertial F/T reading
 
+    sc = load_scene("iiwa14_docking")  # uncompensated: the tool's inertia is a real reading
+    raw = Scene(dataclasses.replace(sc.cfg, ft=FtCfg(compensate=False)))
     for frame in ("world", "body"):
         spy = Spy(frame)
-        result = run_simulation("iiwa14_docking", lambda sc, pm, q0, s=spy: s, duration=0.1)
+        result = run_simulation(raw, lambda sc, pm, q0, s=spy: s, duration=0.1)
         seen = spy.seen
         a = result.log.arrays()  # the log keeps world axes
         got = np.array(seen)
         assert np.abs(a["wrench"]).max() > 1e-3
+        np.testing.assert_array_equal(a["wrench"], a["wrench_raw"])
         if frame == "world":
             np.testing.assert_array_equal(got, a["wrench"])
         else:

@@ -37,6 +37,7 @@ def sample(k: int, nq: int = 7) -> dict:
         "lateral_error": 1e-4 * f,
         "axis_angle": 1e-3 * f,
         "segment": k % 3,
+        "wrench_raw": np.arange(6.0) - f,
     }
 
 

@@ -80,7 +80,7 @@ class SlowRenderer:
     def __init__(self, model: mujoco.MjModel, width: int, height: int, camera: Any = None):
         pass
 
-    def render(self, data: mujoco.MjData) -> np.ndarray:
+    def render(self, data: mujoco.MjData, caption: str | None = None) -> np.ndarray:
         if self.gate is not None and not self.released:
             self.released.append(self.gate.wait(timeout=10.0))
         time.sleep(self.delay)

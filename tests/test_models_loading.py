@@ -172,3 +172,21 @@ def test_a_folder_is_named_as_a_folder_with_the_fix(tmp_path: Path, monkeypatch)
     assert load("fourbar").njnt > 0  # a bundled name wins over a folder of that name
     with pytest.raises(ModelLoadError, match="is a folder"):
         load("./fourbar")  # ... unless it is written as a path
+
+
+@pytest.mark.parametrize(
+    ("missing", "bundled"),
+    [("rm_75.urdf", "rm75"), ("linkerhand_l20_left.urdf", "g20_left"), ("iiwa14_v2.xml", "iiwa14")],
+)
+def test_a_missing_file_suggests_the_bundled_model_of_that_robot(
+    missing: str, bundled: str
+) -> None:
+    with pytest.raises(
+        ModelLoadError, match=rf"not found; check the path, or use the bundled model '{bundled}'"
+    ):
+        load_spec(missing)
+
+
+def test_a_missing_file_of_no_known_robot_suggests_nothing() -> None:
+    with pytest.raises(ModelLoadError, match=r"not found; check the path$"):
+        load_spec("my_robot.xml")

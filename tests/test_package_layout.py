@@ -27,6 +27,9 @@ SHARED = {
     "signals",
     "rig",
     "lazy",
+    "progress",
+    "text",
+    "report",
 }
 #: Feature packages: one per command; they import shared layers and themselves only.
 FEATURES = {"diagnose", "mirror", "hand", "teleop", "dock"}

@@ -149,3 +149,50 @@ def test_a_diagnose_sweep_on_ray_matches_the_local_pool_bit_for_bit(
     remote = run_items(sweep_item, items, ExecutorCfg(ray=cluster.address, progress=False))
     assert [r.value for r in remote] == local
     assert len(set(local)) == len(items)  # every value changed the rollout: the check has teeth
+
+
+def _fake_ray(heads: list[str]) -> object:
+    from types import SimpleNamespace
+
+    services = SimpleNamespace(find_gcs_addresses=lambda: heads)
+    return SimpleNamespace(_private=SimpleNamespace(services=services))
+
+
+def test_ray_auto_refuses_to_choose_between_several_heads(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from mjscope.runner.ray_backend import resolve_auto
+
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    two = _fake_ray(["10.0.0.5:6379", "127.0.0.1:6380"])
+    with pytest.raises(ExecutorError, match=r"2 Ray heads run on this machine \(10\.0\.0\.5:6379, "
+                       r"127\.0\.0\.1:6380\); pass one with --ray ADDRESS"):  # fmt: skip
+        resolve_auto(two)
+    with pytest.raises(ExecutorError, match="no Ray cluster found"):
+        resolve_auto(_fake_ray([]))
+    assert resolve_auto(_fake_ray(["127.0.0.1:1"])) == "127.0.0.1:1"
+    monkeypatch.setenv("RAY_ADDRESS", "10.1.2.3:6379")
+    assert resolve_auto(two) == "10.1.2.3:6379"  # the user's choice wins
+
+
+def test_ray_auto_says_which_cluster_it_joined(
+    cluster: LocalRayCluster, monkeypatch, caplog
+) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("RAY_ADDRESS", cluster.address)
+    with caplog.at_level("WARNING", logger="mjscope.runner.ray_backend"):
+        got = list(run_items(square, range(3), ExecutorCfg(ray="auto", progress=False)))
+    assert [r.value[0] for r in got] == [0, 1, 4]
+    assert f"--ray auto joined the Ray cluster at {cluster.address}" in caplog.text
+
+
+def test_a_head_that_rejects_the_token_names_the_token_setting(
+    cluster: LocalRayCluster, monkeypatch, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    port = cluster.address.rsplit(":", 1)[1]
+    monkeypatch.setenv("RAY_AUTH_MODE", "token")
+    monkeypatch.setenv("RAY_AUTH_TOKEN", "0" * 64)  # not the head's token
+    monkeypatch.setenv("RAY_AUTH_TOKEN_PATH", str(tmp_path / "none"))
+    monkeypatch.setenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+    monkeypatch.setattr(ray._private.ray_constants, "NUM_REDIS_GET_RETRIES", 2)  # (Ray: 20 × 1 s)
+    with pytest.raises(
+        ExecutorError, match=r"rejected this driver's authentication .*RAY_AUTH_TOKEN"
+    ):
+        list(run_items(square, range(2), ExecutorCfg(ray=f"localhost:{port}", progress=False)))

@@ -40,7 +40,7 @@ class GatedRenderer:
     def __init__(self, model: mujoco.MjModel, width: int, height: int, camera=None) -> None:
         pass
 
-    def render(self, data: mujoco.MjData) -> np.ndarray:
+    def render(self, data: mujoco.MjData, caption: str | None = None) -> np.ndarray:
         if not self.released:
             self.entered.set()
             self.released.append(self.gate.wait(timeout=30.0))
@@ -87,7 +87,7 @@ def test_render_errors_surface_at_close_as_one_line(
     model: mujoco.MjModel, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     class Lost(GatedRenderer):
-        def render(self, data: mujoco.MjData) -> np.ndarray:
+        def render(self, data: mujoco.MjData, caption: str | None = None) -> np.ndarray:
             raise RuntimeError("GL context lost")
 
     monkeypatch.setattr(recording, "OffscreenRenderer", Lost)

@@ -94,7 +94,6 @@ def test_png_replaces_an_earlier_file_only_when_complete(
     md, tmp_path: Path, monkeypatch, capfd
 ) -> None:
     import errno
-
     import gc
 
     m, d = md

@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from mjscope.exceptions import MjscopeError, UnknownNameError
 from mjscope.models.robots import rm75_constants as rm75
 from mjscope.teleop.emulator import RmEmulator, RmEmulatorCfg
-from mjscope.teleop.emulator_arm import rm75_spec
-from mjscope.teleop.emulator_replies import Controller, PushSettings
+from mjscope.teleop.emulator.arm import rm75_spec
+from mjscope.teleop.emulator.replies import Controller, PushSettings
 from mjscope.teleop.realman.protocol import LineFramer, decode, encode
 
 SDK_CONNECT = (

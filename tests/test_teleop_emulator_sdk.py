@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from mjscope.teleop.emulator import RmEmulator, RmEmulatorCfg
-from mjscope.teleop.emulator_arm import flange_pose
+from mjscope.teleop.emulator.arm import flange_pose
 from tests.utils import skip_optional
 
 if importlib.util.find_spec("Robotic_Arm") is None:

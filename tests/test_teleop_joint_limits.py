@@ -94,3 +94,37 @@ def test_clamps_name_the_binding_limit() -> None:
     assert seen == {"joint_acc", "joint_speed", "joint_position"}
     lim = JointLimiter(LO, HI, VMAX, [1e6] * 3, DT, [0.0, 0.0, 0.0])
     assert lim.step([0.5, 0.0, 0.0]).clamps == ("joint_speed",)
+
+
+def _reference_step(q0, v0, q_des, lo, hi, vmax, amax, dt):
+    """The limiter's vector formula (module docstring), in NumPy, as it was written first."""
+    v_des = (q_des - q0) * (1.0 / dt)
+    d = np.maximum(np.stack([hi - q0, q0 - lo]), 0.0)
+    cap = amax * (np.sqrt(0.25 * dt * dt + (2.0 / amax) * d) - 0.5 * dt)
+    lo_v = np.maximum(np.maximum(v0 - amax * dt, -vmax), -cap[1])
+    hi_v = np.minimum(np.minimum(v0 + amax * dt, vmax), cap[0])
+    v = np.minimum(np.maximum(v_des, lo_v), hi_v)
+    return np.minimum(np.maximum(q0 + v * dt, lo), hi), v
+
+
+def test_the_per_joint_loop_is_the_vector_formula_bit_for_bit() -> None:
+    rng = np.random.default_rng(7)
+    lo, hi = -np.linspace(1.0, 3.0, 7), np.linspace(0.5, 2.5, 7)
+    vmax, amax, dt = np.linspace(1.0, 3.0, 7), np.linspace(5.0, 20.0, 7), 1 / 90
+    lim = JointLimiter(lo, hi, vmax, amax, dt, np.zeros(7))
+    near = np.inf
+    for i in range(3000):  # pushed into each limit in turn, then random: every bound binds
+        phase = (i // 300) % 3
+        q_des = (
+            hi + 1.0
+            if phase == 0
+            else lo - 1.0
+            if phase == 1
+            else lim.q + rng.normal(scale=rng.choice([0.001, 0.05, 1.0]), size=7)
+        )
+        q0, v0 = lim.q.copy(), lim.v.copy()
+        step = lim.step(q_des)
+        q_ref, v_ref = _reference_step(q0, v0, q_des, lo, hi, vmax, amax, dt)
+        assert np.array_equal(step.q, q_ref) and np.array_equal(step.v, v_ref)
+        near = min(near, float(np.minimum(hi - lim.q, lim.q - lo).max()))
+    assert near < 1e-6  # at some point every joint stood at a limit (the caps did bind)

@@ -12,8 +12,7 @@ import numpy as np
 
 from mjscope.rig import load_rig_cfg
 from mjscope.teleop.build import build_arm, make_adapter
-from mjscope.teleop.emulator import RmEmulator
-from mjscope.teleop.emulator_cfg import RmEmulatorCfg
+from mjscope.teleop.emulator import RmEmulator, RmEmulatorCfg
 from mjscope.teleop.scripted import hold_pose
 from mjscope.teleop.urdf import read_urdf
 from tests.utils import assert_close

@@ -157,3 +157,38 @@ def test_a_failing_mirror_changes_nothing_for_the_arms(tmp_path: Path) -> None:
     for side in ("left", "right"):
         assert rb["sides"][side]["safe_stop"] is None
         assert rb["sides"][side]["clutch_engagements"] == ra["sides"][side]["clutch_engagements"]
+
+
+def test_per_stage_latency_per_arm_in_the_report_and_the_log(tmp_path: Path) -> None:
+    cfg = replace(BASE, duration=2.0, report=str(tmp_path / "r.json"), log=str(tmp_path / "l.csv"))
+    assert run_teleop(cfg, CON) == 0
+    report = json.loads((tmp_path / "r.json").read_text())
+    for side, r in report["sides"].items():
+        st = r["stages"]
+        for stage in ("target", "ik", "limits", "send"):
+            assert st[stage]["n"] > 50, (side, stage)
+            assert 0 < st[stage]["p50_us"] <= st[stage]["p99_us"] <= st[stage]["max_us"]
+            assert st[stage]["p99_us"] < 1e5  # 0.1 s: a cycle stage, not a stall
+        assert st["xr"]["n"] >= 40 and st["xr"]["p50_us"] >= 0  # the replay: 25 frames/s
+        assert st["ack"]["n"] == 0  # a mock's feedback is its command: nothing to wait for
+        assert r["loop"]["ticks"] == r["cycles"] and r["loop"]["missed"] >= 0
+    rows = list(csv.DictReader((tmp_path / "l.csv").open()))
+    engaged = [r for r in rows if r["state"] == "engaged"]
+    assert engaged and all(float(r["ik_us"]) > 0 and float(r["send_us"]) > 0 for r in engaged)
+    assert all(r["ack_us"] == "" for r in rows)
+
+
+def test_the_real_arm_reports_its_feedback_ack(tmp_path: Path) -> None:
+    from mjscope.teleop.emulator import RmEmulator, RmEmulatorCfg
+
+    side = load_rig_cfg().sides["left"]
+    emu_cfg = RmEmulatorCfg(port=0, initial_joints_deg=tuple(side.initial_joint_pose_deg))
+    with RmEmulator(emu_cfg) as emu:
+        cfg = replace(
+            BASE, mode="real", arm="left", left_addr=emu.address, duration=1.0,
+            report=str(tmp_path / "r.json"),
+        )  # fmt: skip
+        assert run_teleop(cfg, CON) == 0
+    ack = json.loads((tmp_path / "r.json").read_text())["sides"]["left"]["stages"]["ack"]
+    assert ack["n"] > 30  # most cycles send, and a push follows within 5 ms
+    assert 0 < ack["p50_us"] < 20_000  # the push period is 5 ms; 20 ms leaves room for load

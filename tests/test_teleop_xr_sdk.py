@@ -255,3 +255,25 @@ def test_real_sdk_reads_the_fake_pc_service(fake_service):
     assert frames[1].left.primary and frames[1].right.secondary  # X and B
     assert frames[2].right.primary and frames[2].left.secondary  # A and Y
     assert_close(frames[0].left.pose, xr_pose_to_world([0.1, 1.0, -0.3, *IDENT[3:]]), atol=1e-6)
+
+
+def test_what_the_sdk_prints_natively_goes_to_the_debug_log(capfd, caplog) -> None:
+    import logging
+    import os
+
+    sdk = SdkDouble()
+
+    def chatty_init() -> None:  # the real SDK prints from C++ straight to fd 1 and 2
+        os.write(1, b"PXREARobotSDK: connecting to 127.0.0.1:60061\n")
+        os.write(2, b"grpc: channel idle\n")
+
+    sdk.init = chatty_init
+    with caplog.at_level(logging.DEBUG, logger="mjscope.teleop.xr.sdk"):
+        src = SdkXrSource(sdk=sdk)
+        print("ours")
+        src.close()
+    out, err = capfd.readouterr()
+    assert out == "ours\n" and err == ""
+    logged = [r.getMessage() for r in caplog.records if r.levelno == logging.DEBUG]
+    assert "XRoboToolkit SDK: PXREARobotSDK: connecting to 127.0.0.1:60061" in logged
+    assert "XRoboToolkit SDK: grpc: channel idle" in logged

@@ -67,10 +67,33 @@ def test_malformed_datagrams_are_counted_by_reason_and_good_ones_still_win(src):
     good = frame(7)
     payloads = [b"nope", b"[]", json.dumps({"Controller": {}}), good, b"{}", b""]
     send_udp_frames(payloads, src.port)
-    got = poll_until(src, lambda f, s: s.received + sum(s.rejects.values()) == 6)
+    got = poll_until(src, lambda f, s: s.received + sum(s.rejects.values()) + s.dropped == 6)
     assert got is not None and got.stamp_ns == 7
-    assert dict(src.rejects) == {"not_json": 2, "not_object": 1, "missing_field": 2}
+    # parsed from the newest back until both sides are known (only left ever comes): the 4 kept
+    assert dict(src.rejects) == {"not_json": 1, "missing_field": 2} and src.received == 1
+    assert src.dropped == 2  # b"nope" and b"[]": superseded, never parsed
     assert set(src.rejects) <= set(REASONS)
+
+
+def both(stamp: int, x: float) -> XrFrame:
+    pose = np.array([x, 0.2, 1.0, 1.0, 0.0, 0.0, 0.0])
+    return XrFrame(stamp, left=ControllerState(pose=pose), right=ControllerState(pose=-pose))
+
+
+def test_a_drain_parses_only_the_newest_when_it_carries_both_sides(src):
+    send_udp_frames([both(k, 0.01 * k) for k in range(1, 101)], src.port)  # fits the buffer
+    got = poll_until(src, lambda f, s: s.received + s.dropped == 100)
+    assert got is not None and got.stamp_ns == 100 and src.received <= 4  # one per poll
+    assert src.dropped == 100 - src.received and not src.rejects
+
+
+def test_sides_are_merged_from_older_datagrams_of_the_same_drain(src):
+    pose = np.array([0.1, 0.2, 1.0, 1.0, 0.0, 0.0, 0.0])
+    right_only = XrFrame(1, right=ControllerState(pose=pose, grip=0.5))
+    send_udp_frames([right_only, frame(2, x=0.4)], src.port)
+    got = poll_until(src, lambda f, s: s.received == 2)
+    assert got.stamp_ns == 2 and got.left is not None and got.right is not None
+    assert got.right.grip == 0.5 and got.left.pose[0] == pytest.approx(0.4)
 
 
 def test_too_large_datagram_is_rejected():
@@ -146,6 +169,9 @@ def test_fuzz_over_the_socket():
         with tx:
             for p in payloads:
                 tx.sendto(p, ("127.0.0.1", s.port))
-        poll_until(s, lambda f, src: sum(src.rejects.values()) + src.received == len(payloads))
-        assert sum(s.rejects.values()) + s.received == len(payloads)
-        assert s.rejects["not_json"] >= 40
+        total = len(payloads)
+        poll_until(
+            s, lambda f, src: sum(src.rejects.values()) + src.received + src.dropped == total
+        )
+        assert sum(s.rejects.values()) + s.received + s.dropped == total
+        assert s.rejects["not_json"] >= 1 and s.received == 0

@@ -70,3 +70,50 @@ def import_optional(name: str, reason: str) -> Any:
         return importlib.import_module(name)
     except ImportError:
         skip_optional(reason)
+
+
+def chromium_screenshot(page: Path, png: Path, size: tuple[int, int] = (1200, 900)) -> Any:
+    """Open ``page`` in headless Chromium and return its screenshot as an ``(h, w, 3)`` array.
+
+    Skips when Chromium is not installed (fails under CI, whose ``.ci/run`` installs it).
+    """
+    import shutil
+    import subprocess
+
+    import imageio.v3 as iio
+
+    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    if exe is None:
+        skip_optional("Chromium is not installed (apt-get install chromium)")
+    assert exe is not None
+    profile = png.parent / "chromium-profile"
+    cmd = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+           f"--user-data-dir={profile}", f"--window-size={size[0]},{size[1]}",
+           f"--screenshot={png}", page.resolve().as_uri()]  # fmt: skip
+    subprocess.run(cmd, capture_output=True, timeout=120, check=False)
+    assert png.is_file(), f"Chromium wrote no screenshot of {page}"
+    return iio.imread(png)[..., :3]
+
+
+def run_in_pty(argv: list[str], timeout: float = 240.0) -> tuple[int, str]:
+    """Run ``argv`` with stdout and stderr on a pseudo-terminal; its exit code and output."""
+    import os
+    import pty
+    import subprocess
+
+    main, child = pty.openpty()
+    env = {**os.environ, "TERM": "xterm", "COLUMNS": "160"}
+    proc = subprocess.Popen(argv, stdin=child, stdout=child, stderr=child, env=env)
+    os.close(child)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:  # the child closed its side
+            break
+        if not chunk:
+            break
+        out += chunk
+    code = proc.wait(timeout=timeout)
+    os.close(main)
+    return code, out.decode(errors="replace")

@@ -282,6 +282,7 @@ def _memory_rows(soak: _Soak, duration: float) -> list[dict[str, Any]]:
             "unit": "MiB/10 min",
             "ratio": None,
             "target": "< 1 MiB/10 min",
+            "met": bool(_slope(t, mib) * 600.0 < 1.0),
             "note": f"{short}RSS {mib[0]:.2f} → {mib[-1]:.2f} MiB over {t[-1] - t[0]:.0f} s after "
             f"warm-up, linear fit of {len(t)} samples; includes Cyclone DDS's receive buffer "
             "(1 MiB, filled a few bytes per sample, then recycled: a sawtooth)",
@@ -292,6 +293,7 @@ def _memory_rows(soak: _Soak, duration: float) -> list[dict[str, Any]]:
             "unit": "blocks",
             "ratio": None,
             "target": "< 10 (one object leaked per frame: 1000)",
+            "met": bool((b1 - b0) / max(1.0, 3 * RATE_HZ * (t1 - t0) / 1000.0) < 10),
             "note": f"{short}{b0} → {b1} blocks over {t1 - t0:.0f} s (after gc), "
             f"{(b1 - b0) * per_10min:+.0f} blocks per 10 min",
         },
@@ -305,6 +307,7 @@ def _loss_row(what: str, sent: int, applied: int) -> dict[str, Any]:
         "unit": "frames",
         "ratio": None,
         "target": "0",
+        "met": sent == applied,
         "note": f"sent {sent}, applied {applied}",
     }
 
@@ -323,6 +326,7 @@ def _reject_row(what: str, counted: dict[str, int], injected: Counter[str]) -> d
         "unit": "frames",
         "ratio": None,
         "target": "0",
+        "met": missed == 0,
         "note": f"counted {dict(sorted(counted.items()))} vs expected {dict(sorted(want.items()))}"
         f"; {dropped} truncated dropped by Cyclone DDS as malformed CDR (not countable)",
     }

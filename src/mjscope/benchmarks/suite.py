@@ -79,6 +79,10 @@ def _file_loader(path: Path) -> Callable[[], ModuleType]:
 def run_bench(cfg: BenchCmdCfg, con: Console) -> int:
     """Run the selected benchmarks and print their rows as one table.
 
+    A row may say whether it met its target (``met``: ``True``/``False``); the table marks a
+    miss and the run ends with the count of targets met and each one missed. Timing never
+    fails the command: a noisy machine is no user error.
+
     Returns:
         0.
 
@@ -105,6 +109,12 @@ def run_bench(cfg: BenchCmdCfg, con: Console) -> int:
             all_rows.append(r)
             table.add_row(*_cells(r))
     con.print(table)
+    missed = [f"{r['benchmark']}: {r['metric']}" for r in all_rows if _met(r) is False]
+    judged = sum(_met(r) is not None for r in all_rows)
+    if judged:
+        con.print(f"targets met: {judged - len(missed)} of {judged}", soft_wrap=True)
+    for m in missed:
+        con.print(f"[red]MISS[/] {m}", soft_wrap=True)
     if json_path is not None:
         write_json(json_path, all_rows)
     return 0
@@ -127,9 +137,31 @@ def _cells(r: dict[str, Any]) -> list[str]:
         _fmt(r["value"]),
         str(r.get("unit", "")),
         "" if ratio is None else f"{ratio:.2f}x",
-        str(r.get("target", "")),
+        _target(r),
         str(r.get("note", "")),
     ]
+
+
+def _met(r: dict[str, Any]) -> bool | None:
+    """Whether the row met its target: its ``met``, or no ``MISS`` its script marks misses with."""
+    if r.get("met") is not None:
+        return bool(r["met"])
+    target = str(r.get("target", ""))
+    if not target:
+        return None
+    return "MISS" not in target if r.get("benchmark") in _MARKS_MISSES else None
+
+
+#: Benchmarks whose scripts write ``MISS`` into every target they miss.
+_MARKS_MISSES = {"teleop", "dock", "diagnose"}
+
+
+def _target(r: dict[str, Any]) -> str:
+    """The target, marked ``✓`` when met and ``✗ MISS`` when not (rows that say so)."""
+    target, met = str(r.get("target", "")), r.get("met")
+    if met is None or not target:
+        return target
+    return f"{target} ✓" if met else f"{target} ✗ MISS"
 
 
 def _fmt(v: Any) -> str:

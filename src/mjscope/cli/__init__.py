@@ -7,9 +7,16 @@ A module defines ``register(subparsers)``, which adds its parser and stores its 
 part of ``mjscope demo``. Heavy imports happen inside the handlers, so ``mjscope --help`` stays
 fast.
 
-Exit codes: 0 success; 1 a failed check (gate FAIL, diagnose errors, track-test FAIL, compare
-differs, a safe stop); 2 a user error (bad argument, file, config), printed as one line; 130
-interrupted.
+The contract every command keeps (written once, here and in :mod:`mjscope.signals`):
+
+- exit codes: 0 done; 1 a failed check (gate FAIL, diagnose errors, track-test FAIL, compare
+  differs, a safe stop, a campaign below its success rate); 2 a user error (bad argument, file,
+  config), printed as one line; 130 interrupted. A run with no end of its own (a mirror, bridge,
+  mock arm or emulator without ``--duration``) ends normally on Ctrl-C: 0 with its report
+  (:func:`mjscope.signals.exit_code`);
+- ``--json PATH|-``: the run's summary as JSON (``-``: on stdout, and then nothing else is
+  printed there: the human output goes to stderr); the path is checked before the run;
+- ``--quiet``: no human output but errors.
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ from types import ModuleType
 
 from mjscope import __version__
 from mjscope.exceptions import MjscopeError
-from mjscope.signals import EXIT_INTERRUPTED, interrupted
+from mjscope.signals import EXIT_INTERRUPTED, INTERRUPTS, interrupted
 
 EXIT_USAGE = 2  # a user error
 
@@ -58,9 +65,24 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for mod in command_modules():
         mod.register(sub)
+    for p in sub.choices.values():
+        _add_contract_arguments(p)
     for p in (parser, *sub.choices.values()):
         p.allow_abbrev = False  # '--slew-rad 0.02' must not silently mean '--slew-rad-s 0.02'
     return parser
+
+
+def _add_contract_arguments(p: argparse.ArgumentParser) -> None:
+    """``--json PATH|-`` and ``--quiet`` on every command (see the module docstring)."""
+    if "--json" not in p._option_string_actions:
+        p.add_argument(
+            "--json",
+            default=None,
+            metavar="PATH|-",
+            help="write the run's summary as JSON ('-': stdout, human output to stderr)",
+        )
+    if "--quiet" not in p._option_string_actions:
+        p.add_argument("--quiet", action="store_true", help="print nothing but errors")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -77,7 +99,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_USAGE
+    INTERRUPTS.reset()
+    from mjscope.report.model import set_command
+
+    set_command(sys.argv[1:] if argv is None else argv)
     try:
+        if args.json is not None:  # before any work: a bad path must not cost a run
+            from mjscope.paths import check_writable
+
+            check_writable(args.json)
         return int(args.func(args))
     except MjscopeError as e:
         print(f"mjscope {args.command}: error: {e}", file=sys.stderr)

@@ -46,9 +46,22 @@ def add_campaign_arguments(p: argparse.ArgumentParser) -> None:
         help="override the scene's perturbations: q0=0.02, dock_pos=0.001/0.001/0, "
         "dock_rpy_deg=1, friction=0.2:0.5, tool_mass=0.25:0.4, ft_noise=0.2/0.005",
     )
+    g.add_argument(
+        "--envelope",
+        default=None,
+        metavar="KIND=LO:HI:N",
+        help="success rate vs the magnitude of one initial error per controller (--trials "
+        "per magnitude, default 10): lateral=0:3e-3:7 [m], yaw=0:10:6 or tilt=0:3:7 [deg]; "
+        "one figure + one table in OUT/envelope/<scene>/",
+    )
     from mjscope.cli._common import add_executor_arguments
 
     add_executor_arguments(g)  # type: ignore[arg-type]
+
+
+def is_envelope(args: argparse.Namespace) -> bool:
+    """Whether the arguments ask for an envelope study (``--envelope``)."""
+    return args.envelope is not None
 
 
 def is_campaign(args: argparse.Namespace) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -17,11 +18,35 @@ if TYPE_CHECKING:  # models imports MuJoCo: commands that need no model (mock-ar
 CfgT = TypeVar("CfgT")
 
 
-def console() -> Console:
-    """A rich console on stdout; plain and 160 columns wide when not a terminal (pipes, CI logs)."""
-    if is_terminal():
-        return Console(highlight=False, soft_wrap=False)
-    return Console(highlight=False, soft_wrap=False, width=160, color_system=None)
+def console(args: argparse.Namespace | None = None, own_quiet: bool = False) -> Console:
+    """The command's human output: a rich console on stdout.
+
+    With ``--json -`` it writes to stderr (stdout carries the JSON alone); with ``--quiet`` it
+    prints nothing (unless ``own_quiet``: the command's ``--quiet`` means less, not nothing, as
+    ``diagnose --quiet`` prints its compiler-style findings and the verdict). Not on a terminal
+    (pipes, CI logs) it is plain: text lines are never broken (scripts grep them) and tables
+    fit ``COLUMNS`` (default 160), a reader's window.
+    """
+    to_stderr = getattr(args, "json", None) == "-"
+    quiet = bool(getattr(args, "quiet", False)) and not own_quiet
+    if (sys.stderr if to_stderr else sys.stdout).isatty():
+        return Console(highlight=False, soft_wrap=False, stderr=to_stderr, quiet=quiet)
+    return Console(  # lines stay whole for grep; tables lay out within the width
+        highlight=False,
+        soft_wrap=True,
+        width=_env_columns(),
+        color_system=None,
+        stderr=to_stderr,
+        quiet=quiet,
+    )
+
+
+def _env_columns(default: int = 160) -> int:
+    try:
+        cols = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        return default
+    return cols if 20 <= cols <= 1000 else default
 
 
 def is_terminal() -> bool:
@@ -121,6 +146,37 @@ def add_bus_arguments(p: argparse.ArgumentParser, default: str | None = "dds") -
         action="store_true",
         default=None,
         help="DDS on the loopback interface only (also ROS_LOCALHOST_ONLY=1)",
+    )
+
+
+DEFAULT_SIZE = "640x480"
+
+
+def add_size_argument(p: argparse.ArgumentParser) -> None:
+    """``--size WxH``: the frame size of renders (videos and snapshots)."""
+    p.add_argument(
+        "--size",
+        default=DEFAULT_SIZE,
+        metavar="WxH",
+        help=f"frame size of videos and snapshots [px] (default {DEFAULT_SIZE})",
+    )
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """``"640x480"`` → ``(640, 480)``.
+
+    Raises:
+        MjscopeError: Not ``WxH`` with each side from 64 to 3840 px.
+    """
+    from mjscope.exceptions import MjscopeError
+
+    parts = text.lower().split("x")
+    if len(parts) == 2 and all(p.strip().isdigit() for p in parts):
+        w, h = (int(p) for p in parts)
+        if 64 <= w <= 3840 and 64 <= h <= 3840:
+            return w, h
+    raise MjscopeError(
+        f"--size {text!r}: give WIDTHxHEIGHT in pixels, 64..3840 each, e.g. 1280x720"
     )
 
 

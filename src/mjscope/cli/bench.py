@@ -21,7 +21,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="folder of bench_<name>.py scripts (default: bundled suite)",
     )
-    p.add_argument("--json", default=None, metavar="FILE", help="also write the rows as JSON")
+    p.add_argument(
+        "--json", default=None, metavar="PATH|-", help="also write the rows as JSON ('-': stdout)"
+    )
     p.add_argument(
         "--duration", type=float, default=None, help="run time [s] of the soak benchmark"
     )
@@ -34,4 +36,4 @@ def run(args: argparse.Namespace) -> int:
     from mjscope.cli._common import cfg_from_args, console
 
     cfg = cfg_from_args(BenchCmdCfg, args, folder=args.dir)
-    return run_bench(cfg, console())
+    return run_bench(cfg, console(args))

@@ -19,6 +19,31 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def _index(root: Path, parts: dict[str, dict[str, object]], status: int) -> Path:
+    """``index.html`` linking each part's HTML report and listing its other files."""
+    import os
+
+    from mjscope.report import Report, Section, write_html
+
+    links, sections = [], []
+    for name, part in parts.items():
+        files = [Path(str(f)) for f in part["files"]]  # type: ignore[attr-defined]
+        rel = {f: Path(os.path.relpath(f.resolve(), root.resolve())).as_posix() for f in files}
+        links += [(f"{name}: {rel[f]}", rel[f]) for f in files if f.suffix == ".html"]
+        others = tuple(rel[f] for f in files if f.suffix != ".html")
+        sections.append(Section(f"{name} (exit {part['exit_code']})", paragraphs=others))
+    return write_html(
+        root / "index.html",
+        Report(
+            title="mjscope demo",
+            verdict="OK" if status == 0 else "FAIL",
+            summary="every feature on its bundled default; each report opens offline",
+            sections=tuple(sections),
+            links=tuple(links),
+        ),
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     """Run each feature's demo and print where its outputs are."""
     from mjscope.cli import command_modules
@@ -30,17 +55,24 @@ def run(args: argparse.Namespace) -> int:
     for wanted in args.only:
         if wanted not in names:
             raise UnknownNameError("demo part", wanted, names, "Pass --only with one of these")
-    con = console()
+    from mjscope.paths import write_json
+
+    con = console(args)
     root = out_dir(args.out)
     status = 0
+    summary: dict[str, dict[str, object]] = {}
     for mod, name in zip(parts, names, strict=True):
         if args.only and name not in args.only:
             continue
         con.rule(f"demo: {name}")
         written, code = mod.demo(Path(root), con)
         status = max(status, code)
+        summary[name] = {"exit_code": code, "files": [str(p) for p in written]}
         for path in written:
             con.print(f"  wrote {path}")
+    index = _index(root, summary, status)
     con.rule()
-    con.print(f"outputs in {root.resolve()}")
+    con.print(f"outputs in {root.resolve()}; open {index}")
+    if args.json is not None:
+        write_json(args.json, {"out": str(root.resolve()), "exit_code": status, "parts": summary})
     return status

@@ -67,7 +67,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="LIST",
         help="extra CSV columns, comma-separated: qpos, qvel, sensordata (named, with units)",
     )
-    p.add_argument("--json", default=None, metavar="FILE", help="write the report as JSON")
+    p.add_argument(
+        "--json", default=None, metavar="PATH|-", help="write the report as JSON ('-': stdout)"
+    )
+    p.add_argument("--html", default=None, metavar="FILE", help="one-page HTML report of the run")
     p.add_argument("--plot", default=None, metavar="DIR", help="write PNG plots here")
     p.add_argument(
         "--set",
@@ -120,8 +123,8 @@ def run(args: argparse.Namespace) -> int:
     from mjscope.diagnose import run_compare, run_diagnose
 
     if args.model == "compare":
-        return run_compare(compare_cfg(args), console())
-    return run_diagnose(diagnose_cfg(args), console())
+        return run_compare(compare_cfg(args), console(args, own_quiet=True))
+    return run_diagnose(diagnose_cfg(args), console(args, own_quiet=True))
 
 
 def _model(args: argparse.Namespace) -> str:
@@ -152,7 +155,9 @@ def compare_cfg(args: argparse.Namespace) -> CompareCfg:
 
     if len(args.extra) != 2:
         raise ConfigError("usage: mjscope diagnose compare A.csv B.csv [--tol X] [--plot DIR]")
-    return CompareCfg(a=args.extra[0], b=args.extra[1], tol=args.tol, plot=args.plot)
+    return CompareCfg(
+        a=args.extra[0], b=args.extra[1], tol=args.tol, plot=args.plot, progress=not args.quiet
+    )
 
 
 def diagnose_cfg(args: argparse.Namespace) -> DiagnoseCmdCfg:

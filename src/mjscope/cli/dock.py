@@ -45,6 +45,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="figure labels: en, or zh (needs a CJK font: fonts-noto-cjk)")  # fmt: skip
     p.add_argument("--out", default="mjscope-out", help="output folder (default ./mjscope-out)")
     p.add_argument("--list", action="store_true", help="list the bundled scenes and exit")
+    p.add_argument("--calibrate", action="store_true",
+                   help="identify the tool's mass, centre of mass and the F/T bias from "
+                   "a short free-space excitation (least squares); compare with the "
+                   "scene's")  # fmt: skip
     from mjscope.cli._campaign import add_campaign_arguments
 
     add_campaign_arguments(p)  # --trials/--seed/--trial/--perturb/--jobs/--ray
@@ -61,8 +65,13 @@ def to_cfg(args: argparse.Namespace) -> DockCmdCfg:
 
 def run(args: argparse.Namespace) -> int:
     """Run the scene (or list the scenes) and print the report; returns the exit code."""
-    from mjscope.cli._campaign import campaign_cfg, is_campaign
+    from mjscope.cli._campaign import campaign_cfg, is_campaign, is_envelope
     from mjscope.cli._common import console
+
+    if is_envelope(args):  # --envelope KIND=LO:HI:N: success vs magnitude per controller
+        from mjscope.dock.envelope import run_envelope
+
+        return run_envelope(campaign_cfg(args), args.envelope, console())
 
     if is_campaign(args):  # --trials N or --trial K: a Monte-Carlo campaign (or one trial)
         from mjscope.dock.campaign import run_campaign

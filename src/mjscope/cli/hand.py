@@ -20,7 +20,7 @@ DEFAULT_MODEL = "g20_left"  # mjscope.hand.session.DEFAULT_MODEL (not imported: 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``hand`` subcommand."""
-    from mjscope.cli._common import add_bus_arguments, add_model_arguments
+    from mjscope.cli._common import add_bus_arguments, add_model_arguments, add_size_argument
 
     p = sub.add_parser("hand", help="dexterous-hand bridge: SDK/radian commands → MuJoCo hand")
     p.add_argument("--model", default=DEFAULT_MODEL, help="bundled name or URDF/MJCF file")
@@ -61,14 +61,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--viewer", choices=("none", "native"), default="none")
     p.add_argument("--record", default=None, metavar="FILE", help="video .mp4/.gif")
     p.add_argument("--snapshot", default=None, metavar="FILE", help="final pose .png")
+    add_size_argument(p)
     p.add_argument("--duration", type=float, default=None, help="run time [s] (default: forever)")
-    p.add_argument("--report", default=None, metavar="FILE", help="JSON report")
+    p.add_argument("--report", default=None, metavar="FILE", help="same as --json FILE")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the bridge, the track test or a single command."""
-    from mjscope.cli._common import cfg_from_args, console, is_terminal, load_options
+    from mjscope.cli._common import cfg_from_args, console, is_terminal, load_options, parse_size
     from mjscope.hand.session import ISAAC_PHYSICS_HZ, HandCmdCfg, run_hand
 
     if args.slew_rad is not None:
@@ -80,8 +81,15 @@ def run(args: argparse.Namespace) -> int:
             f"that is --slew-rad-s {args.slew_rad * ISAAC_PHYSICS_HZ:g}"
         )
 
-    cfg = cfg_from_args(HandCmdCfg, args, load=load_options(args), interactive=is_terminal())
-    return run_hand(cfg, console())
+    cfg = cfg_from_args(
+        HandCmdCfg,
+        args,
+        load=load_options(args),
+        interactive=is_terminal() and not args.quiet,
+        report=args.json or args.report,
+        size=parse_size(args.size),
+    )
+    return run_hand(cfg, console(args))
 
 
 def demo(out: Path, con: Console) -> tuple[list[Path], int]:

@@ -23,6 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         add_bus_arguments,
         add_map_prefix_argument,
         add_model_arguments,
+        add_size_argument,
         add_viewer_argument,
     )
 
@@ -45,18 +46,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--record", default=None, metavar="FILE", help="offscreen video .mp4/.gif")
     p.add_argument("--snapshot", default=None, metavar="FILE", help="final pose as .png")
+    add_size_argument(p)
     p.add_argument(
         "--duration", type=float, default=None, help="run time [s] (default: until closed)"
     )
-    p.add_argument("--report", default=None, metavar="FILE", help="write a JSON report")
+    p.add_argument("--report", default=None, metavar="FILE", help="same as --json FILE")
     p.add_argument("--demo", action="store_true", help="mock arms in this process (inproc)")
     p.add_argument("--motion", choices=("none", "sine"), default="sine", help="--demo motion")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the mirror; exit 1 when a side never delivered a valid frame."""
-    from mjscope.cli._common import cfg_from_args, console, is_terminal, load_options, split_list
+    """Run the mirror; exit 1 when a side never delivered a valid frame in ``--duration``."""
+    from mjscope.cli._common import (
+        cfg_from_args,
+        console,
+        is_terminal,
+        load_options,
+        parse_size,
+        split_list,
+    )
     from mjscope.mirror.session import MirrorCmdCfg, run_mirror
 
     cfg = cfg_from_args(
@@ -64,9 +73,11 @@ def run(args: argparse.Namespace) -> int:
         args,
         load=load_options(args),
         sides=split_list(args.sides),
-        live_status=is_terminal(),
+        live_status=is_terminal() and not args.quiet and args.json != "-",
+        report=args.json or args.report,
+        size=parse_size(args.size),
     )
-    return run_mirror(cfg, console())
+    return run_mirror(cfg, console(args))
 
 
 def demo(out: Path, con: Console) -> tuple[list[Path], int]:

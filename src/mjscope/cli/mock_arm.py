@@ -38,4 +38,4 @@ def run(args: argparse.Namespace) -> int:
     from mjscope.mirror.mock_session import MockArmCmdCfg, run_mock_arm
 
     cfg = cfg_from_args(MockArmCmdCfg, args)
-    return run_mock_arm(cfg, console())
+    return run_mock_arm(cfg, console(args))

@@ -17,12 +17,18 @@ def run(args: argparse.Namespace) -> int:
 
     from mjscope.cli._common import console
     from mjscope.models import compile_spec, entries
+    from mjscope.paths import write_json
 
     table = Table(title="bundled models")
-    for col in ("name", "kind", "nq", "nv", "nu", "description"):
+    cols = ("name", "kind", "nq", "nv", "nu", "description")
+    for col in cols:
         table.add_column(col, justify="right" if col in ("nq", "nv", "nu") else "left")
+    rows = []
     for e in entries():
         m = compile_spec(e.builder(), e.name)
-        table.add_row(e.name, e.kind, str(m.nq), str(m.nv), str(m.nu), e.description)
-    console().print(table)
+        rows.append(dict(zip(cols, (e.name, e.kind, m.nq, m.nv, m.nu, e.description), strict=True)))
+        table.add_row(*(str(v) for v in rows[-1].values()))
+    console(args).print(table)
+    if args.json is not None:
+        write_json(args.json, rows)
     return 0

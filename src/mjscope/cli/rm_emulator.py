@@ -30,9 +30,31 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--joints-deg",
         default=None,
         metavar="A,B,...",
-        help="power-on joint angles [deg], one per joint (default all 0), "
-        "e.g. 0,-30,0,-90,0,-60,0 (the rig's left initial pose)",
+        help="power-on joint angles [deg], one per joint (default: the rig's "
+        "initial_joint_pose_deg of --side), e.g. 0,-30,0,-90,0,-60,0",
     )
+    p.add_argument("--config", default=None, help="rig YAML (default: dual_arm_rm75.yaml)")
+    p.add_argument(
+        "--side", choices=("left", "right"), default="left", help="whose initial pose (left)"
+    )
+    faults = p.add_argument_group("faults (for tests)")
+    faults.add_argument(
+        "--drop", type=float, default=0.0, metavar="P", help="lose each push datagram with P"
+    )
+    faults.add_argument(
+        "--delay-ms", type=float, default=0.0, metavar="D", help="delay replies and pushes [ms]"
+    )
+    faults.add_argument(
+        "--jitter-ms", type=float, default=0.0, metavar="J", help="further random delay 0..J [ms]"
+    )
+    faults.add_argument(
+        "--disconnect-after",
+        type=float,
+        default=None,
+        metavar="S",
+        help="go away after S seconds: close every connection, stop the push, refuse new ones",
+    )
+    faults.add_argument("--seed", type=int, default=0, help="seed of jitter and drops (0)")
     p.add_argument("--duration", type=float, default=None, help="run time [s] (default: Ctrl-C)")
     p.set_defaults(func=run)
 
@@ -41,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     """Serve until ``--duration``, SIGTERM or Ctrl-C."""
     from mjscope.cli._common import cfg_from_args, console, split_list
     from mjscope.exceptions import MjscopeError
-    from mjscope.teleop.emulator_run import RmEmulatorCmdCfg, run_rm_emulator
+    from mjscope.teleop.emulator.run import RmEmulatorCmdCfg, run_rm_emulator
 
     joints = None
     if args.joints_deg is not None:
@@ -52,4 +74,4 @@ def run(args: argparse.Namespace) -> int:
                 f"--joints-deg {args.joints_deg!r} must be numbers [deg], e.g. 0,-30,0,-90,0,-60,0"
             ) from None
     cfg = cfg_from_args(RmEmulatorCmdCfg, args, joints_deg=joints)
-    return run_rm_emulator(cfg, console())
+    return run_rm_emulator(cfg, console(args))

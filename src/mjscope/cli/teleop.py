@@ -72,8 +72,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--left-addr", default=None, metavar="HOST:PORT", help="--real left arm")
     p.add_argument("--right-addr", default=None, metavar="HOST:PORT", help="--real right arm")
     p.add_argument("--duration", type=float, default=None, help="run time [s] (default: Ctrl-C)")
-    p.add_argument("--report", default=None, metavar="FILE", help="write a JSON report")
-    p.add_argument("--log", default=None, metavar="FILE", help="CSV: one row per cycle per arm")
+    p.add_argument("--report", default=None, metavar="FILE", help="same as --json FILE")
+    p.add_argument(
+        "--out",
+        default=None,
+        metavar="DIR",
+        help=f"--demo: output folder (default ./{DEMO_OUT}; files go to DIR/teleop/)",
+    )
+    p.add_argument(
+        "--log", default=None, metavar="FILE", help="CSV: one row per cycle per arm, with stages"
+    )
+    p.add_argument(
+        "--isolate-faults",
+        action="store_true",
+        help="a safe stop of one arm leaves the other running (exit 1 at the end); default: "
+        "both stop and teleop exits 1 at once",
+    )
     add_viewer_argument(
         p, "--mujoco window: native, none (headless) or auto (native when DISPLAY is set)"
     )
@@ -88,17 +102,19 @@ def run(args: argparse.Namespace) -> int:
     from mjscope.teleop.session import TeleopCmdCfg, run_teleop
 
     if args.demo:
-        con = console()
-        written, code = demo(out_dir(DEMO_OUT), con)
+        con = console(args)
+        written, code = demo(out_dir(args.out or DEMO_OUT), con, args.duration)
         for path in written:
             con.print(f"wrote {path}")
         return code
     if args.mode is None:
         raise MjscopeError("choose the arms: --mock, --real (hardware), or --demo")
+    if args.out is not None:
+        raise MjscopeError("--out is for --demo; a teleop run writes --report and --log")
     xr = args.xr or ("replay" if args.replay is not None else "udp")
-    cfg = cfg_from_args(TeleopCmdCfg, args, xr=xr)
+    cfg = cfg_from_args(TeleopCmdCfg, args, xr=xr, report=args.json or args.report)
     companion = MirrorCompanion(args) if cfg.mujoco else None
-    return run_teleop(cfg, console(), companion)
+    return run_teleop(cfg, console(args), companion)
 
 
 class MirrorCompanion:
@@ -182,11 +198,12 @@ class MirrorPicture:
         from mjscope.sim.render import OffscreenRenderer
 
         model = _mirror_model(MIRROR_MODEL, None)
+        model.light_castshadow[:] = 0  # headless GL renders in software: shadows cost 6× a frame
         self._t = 0.0
         self.mirror = Mirror(
             model, mujoco.MjData(model), rig, load_render_cfg(), transport, clock=lambda: self._t
         )
-        self._renderer = OffscreenRenderer(model, 480, 360, camera=camera_of(model))
+        self._renderer = OffscreenRenderer(model, 400, 300, camera=camera_of(model))
 
     def frame(self, t: float) -> Any:
         """The mirror's picture at ``t`` (``None`` until both arms were seen)."""
@@ -203,8 +220,8 @@ class MirrorPicture:
         self._renderer.close()
 
 
-def demo(out: Path, con: Console) -> tuple[list[Path], int]:
+def demo(out: Path, con: Console, duration: float | None = None) -> tuple[list[Path], int]:
     """A scripted XR session drives both mock arms through teleop; the mirror films it."""
     from mjscope.teleop.demo import run_demo
 
-    return run_demo(out, con, MirrorPicture)
+    return run_demo(out, con, MirrorPicture, duration)

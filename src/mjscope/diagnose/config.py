@@ -40,7 +40,8 @@ class DiagnoseCmdCfg:
         csv: CSV file to stream the per-step rows to (a sweep: the stem of one file per run).
         contacts: Long-format per-contact CSV, one row per contact per step (a sweep: a stem).
         columns: Extra CSV columns, comma-separated: ``qpos``, ``qvel``, ``sensordata``.
-        json: File to write the report to as JSON.
+        json: File to write the report to as JSON (``-``: stdout).
+        html: One self-contained HTML page of the run (findings, tables, plots).
         plot: Folder for PNG plots.
         set: Sweep specifications (``option.timestep=0.002,0.005``, ...); empty: no sweep.
         baseline: Folder of the model's baseline: saved on first use, compared after
@@ -73,6 +74,7 @@ class DiagnoseCmdCfg:
     contacts: str | None = None
     columns: str | None = None
     json: str | None = None
+    html: str | None = None
     plot: str | None = None
     set: tuple[str, ...] = ()
     baseline: str | None = None
@@ -128,9 +130,11 @@ class CompareCfg:
         b: Second CSV.
         tol: Largest accepted absolute deviation per value.
         plot: Folder for the overlay figure ``compare.png`` (``None``: no plot).
+        progress: Show the progress line on a terminal (off with ``--quiet``).
     """
 
     a: str
     b: str
     tol: float = 1e-9
     plot: str | None = None
+    progress: bool = True

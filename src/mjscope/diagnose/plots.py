@@ -122,8 +122,13 @@ def plot_overlay(
     folder: str | Path,
     ranked: Sequence[tuple[str, float]] | None = None,
     units: dict[str, str] | None = None,
+    tol: float | None = None,
 ) -> Path:
-    """Compare two CSVs: one panel per column that differs most (up to 8), A and B overlaid.
+    """Compare two CSVs: per column that differs most (up to 8), A and B overlaid beside A−B.
+
+    Each row of panels shows A and B on the left and their difference on the right (B taken
+    at A's times), with a marker at the first step where ``|A−B|`` exceeds ``tol``, so runs
+    that part early and drift apart read at a glance.
 
     Args:
         a: Column names and rows ``(n_a, len(names))`` of file A.
@@ -133,13 +138,14 @@ def plot_overlay(
         ranked: ``(column, normalised deviation)`` largest first
             (:func:`~mjscope.diagnose.compare.rank_columns`); ``None``: shared columns in order.
         units: Column units for the axis labels.
+        tol: Tolerance per value (``--tol``): where ``|A−B|`` first exceeds it is marked.
 
     Returns:
         The written PNG.
     """
     path = _out(folder, "compare.png")
     with third_party_warnings_to_log():
-        return _draw_overlay(a, b, labels, path, ranked, units or {})
+        return _draw_overlay(a, b, labels, path, ranked, units or {}, tol)
 
 
 def _draw_overlay(
@@ -149,6 +155,7 @@ def _draw_overlay(
     path: Path,
     ranked: Sequence[tuple[str, float]] | None,
     units: dict[str, str],
+    tol: float | None = None,
 ) -> Path:
     plt = _pyplot()
     (na, ra), (nb, rb) = (list(a[0]), a[1]), (list(b[0]), b[1])
@@ -158,21 +165,52 @@ def _draw_overlay(
     chosen = (differing or list(ranked))[:8]
     shown = [c for c, _ in chosen]
     score = dict(chosen)
+    n = max(len(shown), 1)
     fig, axes = plt.subplots(
-        max(len(shown), 1), 1, figsize=(8, 1.8 * max(len(shown), 1) + 1), sharex=True, squeeze=False
+        n, 2, figsize=(10, 1.8 * n + 1), sharex=True, squeeze=False, width_ratios=(3, 2)
     )
-    xa = ra[:, na.index("time")] if "time" in na and "time" in nb else np.arange(len(ra))
-    xb = rb[:, nb.index("time")] if "time" in na and "time" in nb else np.arange(len(rb))
-    xa, xb = plottable(xa), plottable(xb)
-    for ax, c in zip(axes[:, 0], shown, strict=False):
-        ax.plot(xa, plottable(ra[:, na.index(c)]), lw=0.9, label=labels[0])
-        ax.plot(xb, plottable(rb[:, nb.index(c)]), lw=0.9, ls="--", label=labels[1])
+    timed = "time" in na and "time" in nb
+    xa = plottable(ra[:, na.index("time")] if timed else np.arange(len(ra), dtype=float))
+    xb = plottable(rb[:, nb.index("time")] if timed else np.arange(len(rb), dtype=float))
+    for (ax, dax), c in zip(axes, shown, strict=False):
+        ya, yb = plottable(ra[:, na.index(c)]), plottable(rb[:, nb.index(c)])
+        ax.plot(xa, ya, lw=0.9, label=labels[0])
+        ax.plot(xb, yb, lw=0.9, ls="--", label=labels[1])
+        diff = ya - _at(xa, xb, yb)  # B on A's time axis
+        dax.plot(xa, diff, lw=0.9, color="tab:red", label="A−B")
+        dax.axhline(0.0, color="0.5", lw=0.5)
         unit = f" [{units[c]}]" if units.get(c) else ""
         ax.set_ylabel(f"{c}{unit}", fontsize=7)
+        dax.set_ylabel(f"A−B{unit}", fontsize=7)
         if score.get(c):
             ax.set_title(f"{c}: max |A−B| = {score[c]:.3g} of its range", fontsize=7, loc="left")
-        ax.grid(alpha=0.3)
-    if shown:
-        axes[0, 0].legend(fontsize=7, loc="upper right")
-    axes[-1, 0].set_xlabel("time [s]" if "time" in na and "time" in nb else "row")
+        first = _first_beyond(xa, diff, tol)
+        if first is not None:
+            at = f"{first:.4g} s" if timed else f"row {first:.0f}"
+            for axx in (ax, dax):
+                axx.axvline(first, color="k", lw=0.8, ls=":", label=f"first |A−B| > tol at {at}")
+        for axx in (ax, dax):
+            axx.grid(alpha=0.3)
+            axx.legend(fontsize=6, loc="best")
+    x_label = "time [s]" if timed else "row"
+    axes[-1, 0].set_xlabel(x_label)
+    axes[-1, 1].set_xlabel(x_label)
     return _save(plt, fig, path)
+
+
+def _at(x: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """``ys`` (given at ``xs``) at the points ``x`` (the same rows, or linear interpolation)."""
+    if len(xs) == len(x) and np.array_equal(xs, x, equal_nan=True):
+        return ys
+    ok = np.isfinite(xs) & np.isfinite(ys)
+    if ok.sum() < 2:
+        return np.full_like(x, np.nan)
+    return np.interp(x, xs[ok], ys[ok], left=np.nan, right=np.nan)
+
+
+def _first_beyond(x: np.ndarray, diff: np.ndarray, tol: float | None) -> float | None:
+    """The first ``x`` where ``|diff|`` exceeds ``tol`` (``None``: never, or no ``tol``)."""
+    if tol is None:
+        return None
+    beyond = np.flatnonzero(np.nan_to_num(np.abs(diff), nan=0.0) > tol)
+    return float(x[beyond[0]]) if beyond.size else None

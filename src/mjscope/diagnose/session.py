@@ -11,6 +11,8 @@ one (:mod:`mjscope.diagnose.outputs`).
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,7 @@ from mjscope.diagnose.compare import compare, rank_columns, read_csv, read_units
 from mjscope.diagnose.config import CompareCfg, DiagnoseCmdCfg
 from mjscope.diagnose.diagnosis import diagnose, exit_code
 from mjscope.diagnose.episode import collect_mujoco_warnings
+from mjscope.diagnose.html_page import diagnose_page
 from mjscope.diagnose.outputs import Interrupted, sigterm_as_interrupt
 from mjscope.diagnose.plots import plot_overlay, plot_series
 from mjscope.diagnose.report import finding_lines, render, write_json
@@ -32,6 +35,8 @@ from mjscope.diagnose.sweep_plots import plot_sweep_summary
 from mjscope.exceptions import ConfigError
 from mjscope.models import load
 from mjscope.paths import check_writable, ensure_dir
+from mjscope.progress import RunProgress
+from mjscope.report import write_html
 
 
 def run_diagnose(cfg: DiagnoseCmdCfg, con: Console) -> int:
@@ -54,7 +59,7 @@ def run_diagnose(cfg: DiagnoseCmdCfg, con: Console) -> int:
 
 def _check_outputs(cfg: DiagnoseCmdCfg) -> None:
     """Fail before simulating when an output path cannot be written."""
-    for path in (cfg.csv, cfg.json, cfg.contacts):
+    for path in (cfg.csv, cfg.json, cfg.contacts, cfg.html):
         if path:
             check_writable(path)
     if cfg.plot:
@@ -68,15 +73,17 @@ def _run_single(cfg: DiagnoseCmdCfg, con: Console) -> int:
     rcfg = cfg.rollout_cfg(model)
     if cfg.baseline and rcfg.csv is None:
         rcfg = replace(rcfg, csv=str(ensure_dir(cfg.baseline, "baseline folder") / "last.csv"))
+    plot_dir = cfg.plot or (tempfile.mkdtemp(prefix="mjscope-plots-") if cfg.html else None)
     dg = diagnose(
         model,
         cfg.model,
         rcfg,
-        cfg.plot,
+        plot_dir,
         source=cfg.model,
         load_messages=compiler,
         contact_params=cfg.contact_params,
     )
+    temp_plot = dg.report["files"].pop("plot", None) if plot_dir != cfg.plot else None
     if cfg.json:
         write_json(dg.report, cfg.json)
         dg.report["files"]["json"] = cfg.json
@@ -89,6 +96,12 @@ def _run_single(cfg: DiagnoseCmdCfg, con: Console) -> int:
     if cfg.baseline:
         assert rcfg.csv is not None
         code = max(code, _baseline(cfg, str(rcfg.csv), dg.report, con))
+    if cfg.html:
+        plot = temp_plot or dg.report["files"].get("plot")
+        pngs = [Path(plot)] if plot else []
+        con.print(f"wrote {write_html(cfg.html, diagnose_page(dg.report, pngs, code))}")
+        if not cfg.plot and plot_dir:
+            shutil.rmtree(plot_dir, ignore_errors=True)
     counts = dg.report["check_counts"]
     con.print(f"{'FAIL' if code else 'OK'}: {counts['error']} errors, {counts['warning']} warnings")
     return code
@@ -169,8 +182,16 @@ def run_compare(cfg: CompareCfg, con: Console) -> int:
     """
     if cfg.plot:
         ensure_dir(cfg.plot)  # an unusable folder fails before any output
-    ca, cb = read_csv(cfg.a), read_csv(cfg.b)
-    res = compare(ca, cb, cfg.tol)
+    with RunProgress(
+        "diagnose compare", total=3, unit="stages", show=None if cfg.progress else False
+    ) as bar:
+        bar.update(0, f"reading {Path(cfg.a).name}")
+        ca = read_csv(cfg.a)
+        bar.update(1, f"reading {Path(cfg.b).name}")
+        cb = read_csv(cfg.b)
+        bar.update(2, "comparing")
+        res = compare(ca, cb, cfg.tol)
+        bar.update(3, "done")
     t = Table(title=f"compare {cfg.a} vs {cfg.b} (tol {cfg.tol:g})")
     for c in ("column", "max |A-B|", "first diverging step"):
         t.add_column(c)
@@ -190,6 +211,6 @@ def run_compare(cfg: CompareCfg, con: Console) -> int:
         labels = (Path(cfg.a).name, Path(cfg.b).name)
         units = read_units(cfg.a)
         ranked = rank_columns(res, ca, cb, units)
-        con.print(f"plot: {plot_overlay(ca, cb, labels, cfg.plot, ranked, units)}")
+        con.print(f"plot: {plot_overlay(ca, cb, labels, cfg.plot, ranked, units, cfg.tol)}")
     con.print("SAME within tolerance" if res["passed"] else "DIFFERENT beyond tolerance")
     return 0 if res["passed"] else 1

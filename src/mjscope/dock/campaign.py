@@ -24,7 +24,9 @@ from mjscope.control.controllers import Controller
 from mjscope.dock.campaign_plan import CampaignCmdCfg, Plan, TrialItem, plan
 from mjscope.dock.campaign_report import print_summary, timing, write_summary
 from mjscope.dock.campaign_results import COLUMNS, Tally, TrialTable, csv_line
+from mjscope.dock.config import SceneCfg
 from mjscope.dock.gate import GateResult, evaluate_gate
+from mjscope.dock.metric_units import Metrics
 from mjscope.dock.metrics import compute_metrics
 from mjscope.dock.perturb import (
     Draw,
@@ -73,27 +75,40 @@ def run_trial(item: TrialItem) -> dict[str, Any]:
     The row depends on the item only: no wall time, no process-specific value.
     """
     nominal = Scene(item.scene)
-    mj0 = nominal.build_mjmodel()
     c = item.campaign
-    d = draw(c.perturb, c.seed, item.trial, mj0.nq)
-    belief, plant = trial_cfgs(item.scene, nominal.initial_q(mj0), d)
+    d = draw(c.perturb, c.seed, item.trial, nominal.build_mjmodel().nq)
+    m, gate, status = run_drawn(item.scene, d, item.controller, item.duration)
+    row: dict[str, Any] = {k: m.get(k, math.nan) for k in COLUMNS if k in m}
+    row.update(
+        trial=item.trial, controller=item.controller, success=bool(gate.passed),
+        status=status, margin=margin(gate),
+        failed_checks=";".join(ch.name for ch in gate.checks if not ch.passed), error="",
+    )  # fmt: skip
+    row.update(_draw_columns(d, nominal.mode == "docking"))
+    return {k: row.get(k, math.nan) for k in COLUMNS}
+
+
+def run_drawn(
+    scene_cfg: SceneCfg, d: Draw, controller: str, duration: float | None
+) -> tuple[Metrics, GateResult, str]:
+    """Run one perturbed trial: metrics and gate against the true (perturbed) plant, status.
+
+    Args:
+        scene_cfg: The scene as written.
+        d: The trial's numbers.
+        controller: Controller name.
+        duration: Simulated time [s] (``None``: the scene's).
+    """
+    nominal = Scene(scene_cfg)
+    belief, plant = trial_cfgs(scene_cfg, nominal.initial_q(nominal.build_mjmodel()), d)
     scene = TrialScene(belief, plant)
-    factory = _factory(item.controller, d, scene.mode == "docking")
-    result = run_simulation(scene, factory, item.duration)
+    result = run_simulation(scene, _factory(controller, d, scene.mode == "docking"), duration)
     arrays = result.log.arrays()
     truth = Scene(plant)
     if plant.dock is not None:
         arrays = true_dock_fields(arrays, plant.dock)
-    m = compute_metrics(arrays, truth)
-    gate = evaluate_gate(m, truth)
-    row: dict[str, Any] = {k: m.get(k, math.nan) for k in COLUMNS if k in m}
-    row.update(
-        trial=item.trial, controller=item.controller, success=bool(gate.passed),
-        status=result.status, margin=margin(gate),
-        failed_checks=";".join(ch.name for ch in gate.checks if not ch.passed), error="",
-    )  # fmt: skip
-    row.update(_draw_columns(d, scene.mode == "docking"))
-    return {k: row.get(k, math.nan) for k in COLUMNS}
+    m = compute_metrics(arrays, truth, controller)
+    return m, evaluate_gate(m, truth), result.status
 
 
 def margin(gate: GateResult) -> float:

@@ -1,8 +1,10 @@
 """Distribution figures of a campaign: violin + box per controller for the key metrics.
 
 One figure, ``distributions.png``/``.pdf`` in the campaign folder, in the seed's style
-(SciencePlots ``science`` + ``ieee`` + ``no-latex``, :mod:`mjscope.dock.plot_style`): peak
-contact force, time to depth, residual lateral error and axis angle, one panel each, with the
+(SciencePlots ``science`` + ``ieee`` + ``no-latex``, :mod:`mjscope.dock.plot_style`): the
+:data:`~mjscope.dock.campaign_results.PLOTTED` metrics (peak contact force, time to depth,
+residual lateral error and axis angle, impact peak, force tracking RMS, torque RMS, injected
+energy), one panel each, with the
 controllers side by side on the same trials. A trial where a quantity never occurred (no
 contact, depth never reached) has no value there; each panel says how many values it shows.
 """
@@ -32,8 +34,9 @@ def plot_campaign(tallies: Sequence[Tally], folder: Path) -> list[Path]:
         OutputError: The folder cannot be written.
     """
     with mpl_style.context(styles("en")):
-        fig = Figure(figsize=(3.5, 3.4), layout="constrained")
-        axes = fig.subplots(2, 2).ravel()
+        rows = math.ceil(len(PLOTTED) / 2)
+        fig = Figure(figsize=(3.5, 1.7 * rows), layout="constrained")
+        axes = fig.subplots(rows, 2).ravel()
         names = [t.name for t in tallies]
         for ax, (key, label, scale) in zip(axes, PLOTTED, strict=True):
             data = [_finite(t.values[key], scale) for t in tallies]

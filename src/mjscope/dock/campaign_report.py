@@ -15,6 +15,8 @@ from mjscope.dock.campaign_results import Tally, markdown
 from mjscope.paths import write_json, write_text
 from mjscope.runner import ExecutorCfg
 
+MAX_LISTED = 20  # failed trials listed per controller on the console
+
 
 def write_summary(
     p: Plan, tallies: dict[str, Tally], outputs: dict[str, Path], interrupted: bool, done: int
@@ -75,6 +77,17 @@ def print_summary(
         ci = "n/a" if lo is None else f"[{lo:.3f}, {hi:.3f}]"
         table.add_row(t.name, str(t.runs), str(t.successes), str(t.errors), rate, ci)
     con.print(table)
+    floor = p.campaign.min_success_rate
+    for t in tallies.values():
+        s = t.summary()
+        below = floor is not None and (s["success_rate"] is None or s["success_rate"] < floor)
+        if below:
+            con.print(f"[red]{t.name}: success rate below min_success_rate {floor:g}[/red]")
+        if t.failed:
+            shown = ", ".join(str(k) for k in t.failed[:MAX_LISTED])
+            more = f" (+{len(t.failed) - MAX_LISTED} more)" if len(t.failed) > MAX_LISTED else ""
+            con.print(f"{t.name} failed trials {shown}{more}; replay one with: "
+                      f"{replay_command(p, t.name, t.failed[0])}")  # fmt: skip
     con.print(f"{done} runs in {wall:.1f} s ({done / max(wall, 1e-9):.2f} runs/s)")
     for f in files:
         con.print(f"wrote {f}")

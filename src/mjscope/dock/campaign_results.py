@@ -27,6 +27,8 @@ COLUMNS = (
     "trial", "controller", "success", "status", "margin", "failed_checks",
     "final_insertion_depth", "time_to_depth", "peak_contact_force", "final_lateral_error",
     "final_axis_angle", "steady_state_force", "contact_onset_time", "pos_err_rms_settled",
+    "impact_peak_force", "impact_impulse", "force_tracking_rms", "torque_rms", "torque_peak",
+    "injected_energy", "joint_limit_margin", "limit_violations", "time_to_depth_after_contact",
     "dock_dx", "dock_dy", "dock_dz", "dock_droll_deg", "dock_dpitch_deg", "dock_dyaw_deg",
     "friction", "tool_mass", "q0_offset_max", "ft_noise_force", "ft_noise_torque", "error",
 )  # fmt: skip
@@ -36,6 +38,10 @@ PLOTTED = (
     ("time_to_depth", "time to depth [s]", 1.0),
     ("final_lateral_error", "residual lateral error [mm]", 1e3),
     ("final_axis_angle", "residual axis angle [deg]", 180.0 / math.pi),
+    ("impact_peak_force", "impact peak, first 20 ms [N]", 1.0),
+    ("force_tracking_rms", "force tracking RMS [N]", 1.0),
+    ("torque_rms", "joint torque RMS [N·m]", 1.0),
+    ("injected_energy", "energy injected [J]", 1.0),
 )
 Z95 = 1.959963984540054  # two-sided 95 % normal quantile
 WORST = 3  # worst trials listed per controller
@@ -128,6 +134,7 @@ class Tally:
         errors: Trials whose run failed after every retry (not counted in the rate).
         values: The :data:`PLOTTED` metrics, one float per finished trial (NaN kept).
         worst: Heap of the :data:`WORST` lowest-margin trials as ``(-key, -trial, row)``.
+        failed: Trials that did not pass (errors included), in arrival (trial) order.
     """
 
     name: str
@@ -136,10 +143,13 @@ class Tally:
     errors: int = 0
     values: dict[str, array] = field(default_factory=lambda: {k: array("d") for k, *_ in PLOTTED})
     worst: list[tuple[float, int, dict[str, Any]]] = field(default_factory=list)
+    failed: list[int] = field(default_factory=list)
 
     def add(self, row: dict[str, Any]) -> None:
         """Count one row."""
         self.trials += 1
+        if row["status"] == "error" or not row["success"]:
+            self.failed.append(int(row["trial"]))
         if row["status"] == "error":
             self.errors += 1
             return
@@ -168,6 +178,7 @@ class Tally:
         for k, *_ in PLOTTED:
             finite = sorted(v for v in self.values[k] if math.isfinite(v))
             out[f"median_{k}"] = _median(finite)
+        out["failed_trials"] = list(self.failed)
         return {k: json_value(v) for k, v in out.items()}
 
     def worst_rows(self) -> list[dict[str, Any]]:
@@ -201,8 +212,9 @@ def markdown(head: dict[str, Any], summaries: list[dict[str, Any]], worst: list[
     lines += [
         "",
         "| controller | runs | successes | errors | success rate | Wilson 95 % | "
-        "peak force [N] | time to depth [s] | lateral [mm] | axis angle [deg] |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        + " | ".join(label for _, label, _ in PLOTTED)
+        + " |",
+        "|---|---|---|---|---|---|" + "---|" * len(PLOTTED),
     ]
     for s in summaries:
         med = [_num(s[f"median_{k}"], scale) for k, _, scale in PLOTTED]
@@ -214,6 +226,9 @@ def markdown(head: dict[str, Any], summaries: list[dict[str, Any]], worst: list[
             + " |"
         )
     lines += ["", "Metric columns are medians over the runs where the quantity occurred.", ""]
+    failed = [f"- {s['controller']}: trials {', '.join(map(str, s['failed_trials']))}"
+              for s in summaries if s.get("failed_trials")]  # fmt: skip
+    lines += ["## Failed trials", "", *(failed or ["none"]), ""]
     lines += ["## Worst trials", "", "| controller | trial | margin | failed checks | replay |"]
     lines += ["|---|---|---|---|---|", *worst, ""]
     return "\n".join(lines)

@@ -108,6 +108,7 @@ class ImpedanceCfg:
     kd_null: float = 2.0
     q_null: tuple[float, ...] | None = None  # default: the initial configuration
     damping: float = 1e-6  # Λ regularisation
+    torque_rate_limit: float | None = None  # cic, se3_lie: |dτ/dt| of the torque sent [N·m/s]
 
 
 @dataclass(frozen=True)
@@ -185,6 +186,31 @@ class HqpCfg:
 
 
 @dataclass(frozen=True)
+class ForceLoopCfg:
+    """Guarded approach and force loop along the insertion axis (:mod:`mjscope.control.force_loop`).
+
+    ``cic`` and ``se3_lie`` get both; ``hqp`` (which keeps its own preload) only the guard.
+
+    Attributes:
+        enabled: Shape the docking reference (off: the planner's reference as is).
+        target: Preload along the axis [N].
+        contact_threshold: Compensated force that detects contact [N].
+        gain: Admittance gain [m/(N·s)].
+        max_rate: Largest reference depth rate in force mode [m/s].
+        guard_distance: Guard zone before the socket bottom [m].
+        guard_speed: Largest reference speed along the axis in the guard zone [m/s].
+    """
+
+    enabled: bool = False
+    target: float = 5.0
+    contact_threshold: float = 2.0
+    gain: float = 0.002
+    max_rate: float = 0.01
+    guard_distance: float = 0.004
+    guard_speed: float = 0.01
+
+
+@dataclass(frozen=True)
 class ControllerCfg:
     """Controller overrides."""
 
@@ -192,6 +218,7 @@ class ControllerCfg:
     friction_comp: FrictionCompCfg = field(default_factory=FrictionCompCfg)
     se3_impedance: Se3ImpedanceCfg = field(default_factory=Se3ImpedanceCfg)
     hqp: HqpCfg = field(default_factory=HqpCfg)
+    force_loop: ForceLoopCfg = field(default_factory=ForceLoopCfg)
 
 
 @dataclass(frozen=True)
@@ -202,6 +229,24 @@ class ToolCfg:
     inertia: Vec3 = (2.6e-4, 2.6e-4, 2.0e-5)
     half_width: float = 0.01
     length: float = 0.10
+
+
+@dataclass(frozen=True)
+class FtCfg:
+    """The wrist F/T sensor and its tool-load compensation (:mod:`mjscope.control.tool_load`).
+
+    Attributes:
+        compensate: Subtract the predicted wrench of the tool (mass, centre of mass and
+            inertia of ``tool``, body velocity and acceleration from Pinocchio) and ``bias``
+            before any controller or metric sees the reading; the raw reading stays in the
+            telemetry (``wrench_raw``).
+        bias: The sensor's offset (force [N], torque [N·m], sensor axes): the simulated sensor
+            adds it to its reading, the compensation subtracts it (``calibrate`` identifies it
+            without being told).
+    """
+
+    compensate: bool = True
+    bias: tuple[float, float, float, float, float, float] = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
 @dataclass(frozen=True)
@@ -268,6 +313,7 @@ class SceneCfg:
     description: str = ""
     robot: str = "iiwa14"
     tool: ToolCfg = field(default_factory=ToolCfg)
+    ft: FtCfg = field(default_factory=FtCfg)
     dock: DockCfg | None = None
     contact: ContactCfg = field(default_factory=ContactCfg)
     gravity: Vec3 = (0.0, 0.0, 0.0)
@@ -341,6 +387,8 @@ class DockCmdCfg:
         out: Output folder (results table, telemetry, figures, video).
         list_scenes: Only list the bundled scenes.
         lang: Figure language, ``en`` or ``zh`` (titles, axis labels, legends).
+        calibrate: Only identify the tool load and F/T bias from a free-space excitation
+            (:mod:`mjscope.dock.calibrate`) and report them against the scene's.
     """
 
     scene: str = "iiwa14_docking"
@@ -352,3 +400,4 @@ class DockCmdCfg:
     out: Path = Path("mjscope-out")
     list_scenes: bool = False
     lang: str = "en"
+    calibrate: bool = False

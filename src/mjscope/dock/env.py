@@ -146,7 +146,16 @@ class MujocoEnv:
         """Sensor site position [m] (3,) and orientation (3, 3)."""
         return self._p_ft.copy(), self._R_ft.copy()
 
-    def eef_wrench(self, p_eef: np.ndarray | None = None) -> np.ndarray:
+    def ft6(self) -> np.ndarray:
+        """Raw F/T reading (force [N], torque [N·m]) in ``ft_site`` axes, a copy; (6,)."""
+        return np.concatenate([self._f_ft, self._m_ft])
+
+    def eef_wrench(
+        self,
+        p_eef: np.ndarray | None = None,
+        reading: np.ndarray | None = None,
+        R_sensor: np.ndarray | None = None,
+    ) -> np.ndarray:
         """External wrench on the tool at the end-effector origin, world axes; (6,).
 
         MuJoCo's force/torque sensor reports what the flange exerts on the tool; the external
@@ -156,13 +165,22 @@ class MujocoEnv:
         Args:
             p_eef: Reference point [m] (3,); default: the EEF site (its rigid offset from the
                 sensor is then precomputed when both sites are on one body).
+            reading: A sensor-axes reading (force, torque about the sensor) to map instead of
+                the raw one, e.g. the tool-load-compensated one; (6,).
+            R_sensor: The sensor axes the reading was taken in (3, 3); default: the current
+                ones (see the module docstring: the reading is one period old).
         """
-        if p_eef is None and self._A is not None:
-            return self._A.dot(self._ft6).reshape(2, 3).dot(self._R_ft_T).ravel()
+        raw = self._ft6 if reading is None else reading
+        if p_eef is None and self._A is not None:  # (then force and torque are adjacent)
+            Rt = self._R_ft_T if R_sensor is None else R_sensor.T
+            return self._A.dot(raw).reshape(2, 3).dot(Rt).ravel()
         p = self._p_eef if p_eef is None else np.ascontiguousarray(p_eef, float)
         f, m, r, c = self._w_f, self._w_m, self._r, self._c  # views of self._w; 3-vectors
-        mujoco.mju_mulMatVec3(f, self._xmat_ft, self._f_ft)  # force, world axes
-        mujoco.mju_mulMatVec3(m, self._xmat_ft, self._m_ft)  # moment about p_S, world axes
+        f_s = self._f_ft if reading is None else np.ascontiguousarray(reading[:3], float)
+        m_s = self._m_ft if reading is None else np.ascontiguousarray(reading[3:], float)
+        xmat = self._xmat_ft if R_sensor is None else np.ascontiguousarray(R_sensor).ravel()
+        mujoco.mju_mulMatVec3(f, xmat, f_s)  # force, world axes
+        mujoco.mju_mulMatVec3(m, xmat, m_s)  # moment about p_S, world axes
         mujoco.mju_sub3(r, self._p_ft, p)
         mujoco.mju_cross(c, r, f)  # (p_S − p_E) × f
         mujoco.mju_addTo3(m, c)

@@ -25,9 +25,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mjscope.control.controllers import Controller
+from mjscope.control.force_loop import ForceLoop
 from mjscope.control.friction import FrictionModel
 from mjscope.control.observer import known_dissipation
 from mjscope.control.planners import MotionReference, ReferenceAdapter
+from mjscope.control.tool_load import ToolLoadCompensator
 from mjscope.control.wrench import wrench_world_to_body
 from mjscope.dock.env import MujocoEnv
 from mjscope.dock.scene import Scene, dock_rotation
@@ -40,8 +42,8 @@ CHUNK = 256  # control periods per vectorised reference batch
 WRENCH_FRAMES = ("world", "body")  # Controller.wrench_frame: axes of the wrench it is given
 
 #: EEF position (3,), rotation (3, 3), wrench (6,), contact force [N], insertion depth [m],
-#: lateral error [m], axis angle [rad].
-Measurement = tuple[np.ndarray, np.ndarray, np.ndarray, float, float, float, float]
+#: lateral error [m], axis angle [rad], raw (uncompensated) wrench (6,).
+Measurement = tuple[np.ndarray, np.ndarray, np.ndarray, float, float, float, float, np.ndarray]
 
 
 @dataclass
@@ -58,7 +60,9 @@ class RunResult:
         wall_time: Wall-clock time of the loop [s].
         friction_comp: Whether friction/damping feed-forward was on.
         controller_stats: The controller's counters at the end (``hqp``: QP fallbacks,
-            infeasible periods; see :attr:`~mjscope.control.controllers.HqpController.stats`).
+            infeasible periods; see :attr:`~mjscope.control.controllers.HqpController.stats`)
+            and the loop's: ``torque_saturated`` and ``rate_limited`` periods
+            (:class:`TorqueLimiter`).
     """
 
     scene: Scene
@@ -80,35 +84,112 @@ class RunResult:
 class Probe:
     """Per-step measurements the log needs: pose, wrench at the EEF, dock geometry.
 
+    The F/T reading is the simulated sensor's plus the scene's ``ft.bias``. With a
+    compensator the wrench the controller and the metrics get is the reading minus the
+    predicted tool load and bias (:mod:`mjscope.control.tool_load`), evaluated at the state
+    the reading was taken in (MuJoCo computes sensors at the start of a step: the previous
+    ``(q, v)``, with ``a = (v' − v)/Δt`` from the joint velocities) and mapped to world axes
+    with the sensor's orientation at that state; the raw reading is kept beside it, mapped
+    alike.
+
     Args:
         env: The environment to read.
         scene: The scene (its dock, if any, sets the insertion geometry).
+        compensator: Tool-load compensation (``None``: the raw reading is used).
     """
 
-    def __init__(self, env: MujocoEnv, scene: Scene) -> None:
+    def __init__(
+        self, env: MujocoEnv, scene: Scene, compensator: ToolLoadCompensator | None = None
+    ) -> None:
         self.env = env
         self.docking = scene.cfg.dock is not None
+        self.compensator = compensator
+        self._bias = np.asarray(scene.cfg.ft.bias, float)
+        self._dt = scene.cfg.control_period
+        self._a0 = np.zeros(env.model.nv)
         self._mouth, self._D, self._neg_axis = np.zeros(3), np.eye(3), np.zeros(3)
         if scene.cfg.dock is not None:
             self._mouth = np.asarray(scene.cfg.dock.pos, float)
             self._D = dock_rotation(scene.cfg.dock)  # columns: dock axes; z out of the socket
             self._neg_axis = -self._D[:, 2]
 
-    def measure(self) -> Measurement:
-        """EEF position (3,), rotation (3, 3), wrench (6,), contact force, depth, lateral, angle.
+    def wrenches(
+        self, q_prev: np.ndarray, v_prev: np.ndarray, v: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(compensated, raw) external wrench at the EEF, world axes; (6,) each.
+
+        Args:
+            q_prev: Joint positions the reading was taken at [rad]; (nq,).
+            v_prev: Joint velocities then [rad/s]; (nv,).
+            v: Joint velocities now [rad/s] (nv,); ``None`` before the first step (a = 0).
+        """
+        env = self.env
+        reading = env.ft6()
+        reading += self._bias
+        comp = self.compensator
+        if comp is None:
+            raw = env.eef_wrench(reading=reading)
+            return raw, raw
+        a = self._a0 if v is None else (v - v_prev) / self._dt
+        load = comp.predict(q_prev, v_prev, a)
+        R = comp.sensor_rotation  # the axes the reading was taken in
+        raw = env.eef_wrench(reading=reading, R_sensor=R)
+        reading -= load
+        return env.eef_wrench(reading=reading, R_sensor=R), raw
+
+    def measure(
+        self, q_prev: np.ndarray, v_prev: np.ndarray, v: np.ndarray | None = None
+    ) -> Measurement:
+        """Pose, wrenches, contact force and dock geometry (a :data:`Measurement`).
+
+        The arguments are those of :meth:`wrenches`.
 
         Depth and lateral error are the mouth-relative tip position in dock axes (−z, and the
         norm of x, y); the axis angle uses ``b = Rᵀ(−axis)``: cos = b_z, sin = |(b_x, b_y)|.
         """
         env = self.env
         p, R = env.eef_pose()
-        wrench = env.eef_wrench()
+        wrench, raw = self.wrenches(q_prev, v_prev, v)
         if not self.docking:
-            return p, R, wrench, 0.0, 0.0, 0.0, 0.0
+            return p, R, wrench, 0.0, 0.0, 0.0, 0.0, raw
         c0, c1, c2 = (p - self._mouth).dot(self._D).tolist()
         b0, b1, b2 = self._neg_axis.dot(R).tolist()
         angle = math.atan2(math.hypot(b0, b1), b2)
-        return p, R, wrench, env.contact_force(), -c2, math.hypot(c0, c1), angle
+        return p, R, wrench, env.contact_force(), -c2, math.hypot(c0, c1), angle, raw
+
+
+class TorqueLimiter:
+    """The loop's last stage: a torque-rate limit, then the actuators' torque limits.
+
+    The rate is limited against the torque sent the period before; :attr:`stats` counts the
+    periods each stage changed the torque.
+
+    Args:
+        limits: Symmetric torque limits [N·m]; (nu,).
+        rate: Torque-rate limit [N·m/s] (``inf``: none; the first period is not rate limited).
+        dt: Control period [s].
+    """
+
+    def __init__(self, limits: np.ndarray, rate: float, dt: float) -> None:
+        self.hi, self.lo = np.asarray(limits, float), -np.asarray(limits, float)
+        self.step = rate * dt
+        self.rated = math.isfinite(self.step)
+        self.prev: np.ndarray | None = None
+        self.stats = {"torque_saturated": 0, "rate_limited": 0}
+
+    def __call__(self, tau: np.ndarray) -> np.ndarray:
+        """The torque to send [N·m]; (nu,)."""
+        prev = self.prev
+        if self.rated and prev is not None:
+            limited = np.minimum(np.maximum(tau, prev - self.step), prev + self.step)
+            if np.count_nonzero(limited != tau):
+                self.stats["rate_limited"] += 1
+                tau = limited
+        out = np.minimum(np.maximum(tau, self.lo), self.hi)
+        if np.count_nonzero(out != tau):
+            self.stats["torque_saturated"] += 1
+        self.prev = out
+        return out
 
 
 def references(reference: ReferenceAdapter, n_steps: int, dt: float) -> Iterator[MotionReference]:
@@ -125,6 +206,9 @@ def run_loop(
     limits: np.ndarray,
     n_steps: int,
     result: RunResult,
+    compensator: ToolLoadCompensator | None = None,
+    torque_rate: float = math.inf,
+    shaper: ForceLoop | None = None,
 ) -> None:
     """Run ``n_steps`` control periods, logging into ``result.log``; sets steps, status, time.
 
@@ -136,12 +220,17 @@ def run_loop(
         limits: Symmetric torque limits [N·m]; (nu,).
         n_steps: Control periods to run.
         result: Receives the log samples, step count, status and wall time.
+        compensator: Tool-load compensation of the F/T reading (see :class:`Probe`).
+        torque_rate: Torque-rate limit of the loop [N·m/s] (:class:`TorqueLimiter`).
+        shaper: Guarded approach / force loop applied to each reference (it sees the
+            compensated world wrench); the log keeps the shaped reference.
     """
     sc = result.scene
-    probe = Probe(env, sc)
+    probe = Probe(env, sc, compensator)
     q, v = env.data.qpos.copy(), env.data.qvel.copy()
-    p, R, wrench, cf, depth, lat, ang = probe.measure()
-    dt, zero, lower = sc.cfg.control_period, np.zeros(6), -limits
+    p, R, wrench, cf, depth, lat, ang, raw = probe.measure(q, v)
+    dt, zero = sc.cfg.control_period, np.zeros(6)
+    limit = TorqueLimiter(limits, torque_rate, dt)
     docking, compute, measure = probe.docking, ctrl.compute, probe.measure
     frame = getattr(ctrl, "wrench_frame", "world")
     if frame not in WRENCH_FRAMES:
@@ -161,6 +250,8 @@ def run_loop(
     start = time.perf_counter()
     for k, ref in enumerate(references(reference, n_steps, dt)):
         t = k * dt
+        if shaper is not None:
+            ref = shaper.shape(ref, wrench)
         if not docking:
             F = zero
         else:
@@ -171,9 +262,10 @@ def run_loop(
         if not math.isfinite(ones.dot(tau)):  # the sum: NaN/inf propagate
             _stop(result, f"non-finite torque from {result.controller} at t = {t:.3f} s: {tau}")
             break
-        tau = np.minimum(np.maximum(tau, lower), limits)
+        tau = limit(tau)
         store(new(Sample, (t, q, v, tau, p, R, ref.pos, ref.vel, ref.rot, wrench, cf, depth, lat,
-                           ang, ref.segment)))  # fmt: skip
+                           ang, ref.segment, raw)))  # fmt: skip
+        q_prev, v_prev = q, v
         try:
             q, v, _ = step(tau)
         except SimulationError as e:
@@ -181,11 +273,13 @@ def run_loop(
             break
         if observe is not None:
             observe(q, v, tau, known_dissipation(model, data, known))
-        p, R, wrench, cf, depth, lat, ang = measure()
+        p, R, wrench, cf, depth, lat, ang, raw = measure(q_prev, v_prev, v)
         steps = k + 1
     result.wall_time = time.perf_counter() - start
     result.steps = steps
-    result.controller_stats = dict(getattr(ctrl, "stats", {}))
+    result.controller_stats = {**getattr(ctrl, "stats", {}), **limit.stats}
+    if shaper is not None and shaper.in_contact:
+        result.controller_stats["contact_detected_ms"] = round(1e3 * shaper.contact_time)
 
 
 def _stop(result: RunResult, message: str) -> None:

@@ -31,6 +31,10 @@ _LEVEL_UNITS: dict[str, dict[str, str]] = {
         "force_overshoot_pct": "%",
         "settling_time": "s",
         "contact_impulse": "N·s",
+        "impact_peak_force": "N",
+        "impact_impulse": "N·s",
+        "force_tracking_rms": "N",
+        "time_to_depth_after_contact": "s",
     },
     "outcome": {
         "success": "",
@@ -40,6 +44,27 @@ _LEVEL_UNITS: dict[str, dict[str, str]] = {
         "final_axis_angle": "rad",
         "steady_state_force": "N",
         "steady_state_force_error": "N",
+    },
+    "effort": {
+        "torque_rms": "N·m",
+        "torque_peak": "N·m",
+        "injected_energy": "J",
+        "net_work": "J",
+    },
+    "limits": {
+        "joint_limit_margin": "rad",
+        "position_ratio": "",
+        "velocity_ratio": "",
+        "acceleration_ratio": "",
+        "torque_ratio": "",
+        "torque_rate_ratio": "",
+        "limit_violations": "",
+        "position_violations": "",
+        "velocity_violations": "",
+        "acceleration_violations": "",
+        "torque_violations": "",
+        "torque_rate_violations": "",
+        "torque_saturated_steps": "",
     },
 }
 #: Metric name -> unit; level name -> metric names (in table order).

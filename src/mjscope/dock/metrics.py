@@ -8,8 +8,16 @@ Levels (facts/docking_control.md §7):
 2. contact transient (docking only): peak contact force and F/T force/torque, overshoot over the
    reference force (``gate.contact_force_target``, else the steady-state force), settling time into
    a band of ±``SETTLE_REL`` (at least ±``SETTLE_ABS``) around it, impulse.
+   The impact is separated from the force that follows it: the peak and the impulse over the
+   first ``IMPACT_WINDOW`` after contact onset, then the force-tracking RMS against the
+   reference force; the time to depth is also measured from contact onset.
 3. outcome (docking only): success (= the docking gate), final insertion depth, residual lateral
    error and axis angle, steady-state force and its error vs the target, time to reach depth.
+
+Both modes add the controller's effort (RMS and peak joint torque, the energy it injected —
+``Σ max(τ·Δq, 0)``, a passivity monitor — and its net work ``Σ τ·Δq``) and every joint limit
+checked per step (:mod:`mjscope.dock.limits`: smallest joint-limit margin, usage ratios,
+violations, torque saturation).
 
 Tracking mode isolates F/T feedback: the runner gives the controller a zero wrench, and here the
 ``wrench`` and ``contact_force`` fields are not read at all, so the tracking metrics and gate
@@ -19,15 +27,19 @@ depend only on the kinematic errors. Gate thresholds come from the scene (``scen
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+import mujoco
 import numpy as np
 
 from mjscope.control.lie import rotation_error
 from mjscope.dock.gate import evaluate_gate
+from mjscope.dock.limits import check_limits, scene_limits
 from mjscope.dock.metric_units import LEVELS, UNITS, Metrics
 from mjscope.dock.telemetry import Log
+from mjscope.models import compile_spec, registry
 
 if TYPE_CHECKING:
     from mjscope.dock.scene import Scene
@@ -36,6 +48,7 @@ CONTACT_ON = 0.05  # contact onset: contact force above this [N]
 SETTLE_REL = 0.05  # settling band, relative to the reference force
 SETTLE_ABS = 0.5  # settling band floor [N]
 STEADY_WINDOW = 0.5  # steady state: mean over the last this many seconds [s]
+IMPACT_WINDOW = 0.02  # impact: the first this many seconds after contact onset [s]
 
 __all__ = [
     "LEVELS",
@@ -125,7 +138,10 @@ def _contact_metrics(d: Mapping[str, np.ndarray], target: float | None) -> Metri
             settle = 0.0
         elif k + outside[-1] + 1 < f.size:
             settle = float(t[k + outside[-1] + 1] - t[k])
+    impact, tracking = _impact(t, f, k, ref)
     return {
+        **impact,
+        "force_tracking_rms": tracking,
         "peak_contact_force": peak,
         "peak_ft_force": _max(np.linalg.norm(w[:, :3], axis=1)),
         "peak_ft_torque": _max(np.linalg.norm(w[:, 3:], axis=1)),
@@ -137,12 +153,49 @@ def _contact_metrics(d: Mapping[str, np.ndarray], target: float | None) -> Metri
     }
 
 
+def _impact(t: np.ndarray, f: np.ndarray, k: int | None, ref: float) -> tuple[Metrics, float]:
+    """Impact peak and impulse over :data:`IMPACT_WINDOW` from onset ``k``; RMS of f − ref after.
+
+    All NaN without contact.
+    """
+    nan = float("nan")
+    if k is None:
+        return {"impact_peak_force": nan, "impact_impulse": nan}, nan
+    win = (t >= t[k]) & (t <= t[k] + IMPACT_WINDOW)
+    fw, tw = f[win], t[win]
+    after = f[t > t[k] + IMPACT_WINDOW]
+    impulse = float(np.sum(0.5 * (fw[1:] + fw[:-1]) * np.diff(tw)))
+    return {"impact_peak_force": _max(fw), "impact_impulse": impulse}, _rms(after - ref)
+
+
+def effort_metrics(d: Mapping[str, np.ndarray]) -> Metrics:
+    """RMS and peak joint torque [N·m], injected energy and net work [J] (module docstring)."""
+    tau, q = np.asarray(d["tau"], float), np.asarray(d["q"], float)
+    if len(tau) < 2:
+        return dict.fromkeys(LEVELS["effort"], float("nan"))
+    nv = tau.shape[1]
+    power = np.sum(tau[:-1] * np.diff(q[:, :nv], axis=0), axis=1)  # work per period [J]
+    return {
+        "torque_rms": _rms(tau),
+        "torque_peak": float(np.abs(tau).max()),
+        "injected_energy": float(np.sum(np.maximum(power, 0.0))),
+        "net_work": float(np.sum(power)),
+    }
+
+
 def _outcome_metrics(d: Mapping[str, np.ndarray], reach: float, target: float | None) -> Metrics:
     t, depth = np.asarray(d["t"]), np.asarray(d["insertion_depth"])
     nan = float("nan")
     k = _first(depth >= reach)
-    ss = _steady(t, np.asarray(d["contact_force"]))
+    f = np.asarray(d["contact_force"])
+    ss = _steady(t, f)
+    onset = _first(f > CONTACT_ON)
+    after = nan
+    if onset is not None:
+        j = _first(depth[onset:] >= reach)
+        after = nan if j is None else float(t[onset + j] - t[onset])
     return {
+        "time_to_depth_after_contact": after,
         "final_insertion_depth": float(depth[-1]) if t.size else nan,
         "time_to_depth": float(t[k]) if k is not None else nan,
         "final_lateral_error": abs(float(d["lateral_error"][-1])) if t.size else nan,
@@ -158,12 +211,15 @@ def target_force(scene: Scene) -> float | None:
     return None if force is None else float(force)
 
 
-def compute_metrics(log: Log | Mapping[str, np.ndarray], scene: Scene) -> Metrics:
+def compute_metrics(
+    log: Log | Mapping[str, np.ndarray], scene: Scene, controller: str = ""
+) -> Metrics:
     """Compute the run's metrics (see the module docstring for the levels).
 
     Args:
         log: The run's telemetry.
         scene: The scene that was run; ``scene.mode`` selects docking or tracking metrics.
+        controller: The controller that ran (selects its torque-rate limit).
 
     Returns:
         Metric name -> value (SI units, see :data:`UNITS`); a quantity that did not occur (no
@@ -174,6 +230,9 @@ def compute_metrics(log: Log | Mapping[str, np.ndarray], scene: Scene) -> Metric
     gate = scene.cfg.gate
     m: Metrics = {"samples": int(t.size), "sim_time": float(t[-1]) if t.size else 0.0}
     m.update(_tracking_metrics(d, float(gate.track_skip)))
+    m.update(effort_metrics(d))
+    lim = scene_limits(_robot_model(scene.cfg.robot), scene.cfg, controller)
+    m.update(check_limits(d, lim, float(scene.cfg.control_period)))
     if scene.mode != "docking" or scene.cfg.dock is None:
         return m
     target = target_force(scene)
@@ -182,6 +241,12 @@ def compute_metrics(log: Log | Mapping[str, np.ndarray], scene: Scene) -> Metric
     m.update(_outcome_metrics(d, float(gate.depth_fraction) * float(scene.cfg.dock.depth), target))
     m["success"] = evaluate_gate(m, scene).passed
     return m
+
+
+@functools.lru_cache(maxsize=8)
+def _robot_model(robot: str) -> mujoco.MjModel:
+    """The robot's compiled model (joint and actuator ranges), once per robot."""
+    return compile_spec(registry.build_spec(robot), f"robot {robot!r}")
 
 
 def tracking_summary(log: Log | Mapping[str, np.ndarray], scene: Scene) -> list[dict[str, float]]:

@@ -108,6 +108,14 @@ def print_summary(con: Console, report: DockingReport) -> None:
     )
     if r.status != "ok":
         con.print(f"[red]run stopped early[/red]: {r.message} (samples so far kept)")
+    counts = {k: v for k, v in r.controller_stats.items() if k != "steps" and v}
+    if counts:  # saturations, rate limiting, QP fallbacks: never silent
+        con.print("limited periods: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    bad = report.metrics.get("limit_violations", 0)
+    if bad:
+        kinds = [k[: -len("_violations")] for k, v in report.metrics.items()
+                 if k.endswith("_violations") and k != "limit_violations" and v]  # fmt: skip
+        con.print(f"[red]joint limits exceeded[/red] in {bad} periods ({', '.join(kinds)})")
 
 
 def verdict_markup(passed: bool) -> str:

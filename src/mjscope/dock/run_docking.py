@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import mujoco
 import numpy as np
 from scipy.spatial.transform import Rotation
 
@@ -23,6 +24,7 @@ from mjscope.control.controllers import (
     Se3Gains,
     Se3LieController,
 )
+from mjscope.control.force_loop import ForceLoop, ForceLoopGains
 from mjscope.control.friction import FrictionModel
 from mjscope.control.planners import (
     CircleTrajectory,
@@ -35,12 +37,14 @@ from mjscope.control.planners import (
     TwoSegmentTrajectory,
     aligned_rotation,
 )
+from mjscope.control.tool_load import ToolLoad, ToolLoadCompensator
+from mjscope.dock.config import SceneCfg
 from mjscope.dock.env import MujocoEnv
 from mjscope.dock.gate import evaluate_gate
 from mjscope.dock.loop import RunResult, run_loop
 from mjscope.dock.metrics import compute_metrics
 from mjscope.dock.report import DockingReport, results_table_path, write_results_table
-from mjscope.dock.scene import Scene, dock_rotation, load_scene
+from mjscope.dock.scene import TIMESTEP, Scene, dock_rotation, load_scene
 from mjscope.dock.telemetry import Log
 from mjscope.exceptions import ConfigError, UnknownNameError
 from mjscope.models import registry
@@ -69,6 +73,8 @@ def build_se3_lie(scene: Scene, pin_model: pin.Model, q0: np.ndarray) -> Control
 def build_hqp(scene: Scene, pin_model: pin.Model, q0: np.ndarray) -> Controller:
     """The HQP adaptive-compliance controller: ``impedance`` gains, ``hqp`` limits and sources.
 
+    With an implicit integrator the QP's torque rows hold ``M + Δt D`` (the damping MuJoCo
+    integrates implicitly), so its predicted acceleration is the one realised.
     Torque limits are the actuators' ``ctrlrange``; with friction compensation on, the QP keeps
     ``scale · (frictionloss + damping · v_max)`` of headroom per joint for the loop's
     feed-forward, so the torque sent stays within the limits the QP enforced.
@@ -88,12 +94,20 @@ def build_hqp(scene: Scene, pin_model: pin.Model, q0: np.ndarray) -> Controller:
     tau_max = np.array([a.ctrlrange[1] for a in spec.actuators], float)
     fc = cfg.friction_comp
     margin = np.zeros(pin_model.nv)
-    if fc.enabled:  # frictionloss from the spec: pin 3.8's MJCF parser leaves model.friction 0
-        margin = fc.scale * np.array([j.frictionloss for j in spec.joints], float)
+    # frictionloss from the spec: pin 3.8's MJCF parser leaves model.friction 0
+    loss = np.array([j.frictionloss for j in spec.joints], float)
+    unc = (1.0 + fc.scale) * loss if fc.enabled else loss  # feed-forward vs MuJoCo's friction
+    if fc.enabled:
+        margin = fc.scale * loss
         if fc.damping:
             margin = margin + np.asarray(pin_model.damping, float) * v_max
+    implicit = spec.option.integrator in (mujoco.mjtIntegrator.mjINT_IMPLICIT,
+                                          mujoco.mjtIntegrator.mjINT_IMPLICITFAST)  # fmt: skip
+    step = scene.cfg.control_period / max(1, round(scene.cfg.control_period / TIMESTEP))
+    damping = step * np.asarray(pin_model.damping, float) if implicit else None
     return HqpController.from_cfg(pin_model, cfg, tau_max, q_null, scene.cfg.control_period,
-                                  v_max=v_max, tau_margin=margin)  # fmt: skip
+                                  implicit_damping=damping, torque_uncertainty=unc, v_max=v_max,
+                                  tau_margin=margin)  # fmt: skip
 
 
 #: ``(scene, pin_model, q0) -> Controller``: builds a controller for one run.
@@ -238,12 +252,53 @@ def run_simulation(
     if record is not None:
         env.start_recording(record)
     ff = friction if use_fc and friction.active else None
+    comp = build_compensator(sc, pin_model) if cfg.ft.compensate else None
     try:
-        run_loop(env, ctrl, reference, ff, limits, n_steps, result)
+        run_loop(env, ctrl, reference, ff, limits, n_steps, result, comp, loop_rate(cfg, name),
+                 build_shaper(sc, name))  # fmt: skip
     finally:
         if record is not None:
             env.save_recording()  # streamed; kept up to where the run stopped
     return result
+
+
+def loop_rate(cfg: SceneCfg, controller: str) -> float:
+    """The loop's torque-rate limit [N·m/s]: ``impedance.torque_rate_limit``, or inf.
+
+    Every controller but ``hqp``, whose QP holds its own (``hqp.torque_rate_limit``).
+    """
+    rate = None if controller == "hqp" else cfg.controller.impedance.torque_rate_limit
+    return math.inf if rate is None else float(rate)
+
+
+def build_shaper(scene: Scene, controller: str) -> ForceLoop | None:
+    """The scene's guarded approach / force loop (``None`` when off or without a dock).
+
+    Along the nominal dock axis (into the socket), expected contact at the socket bottom;
+    ``hqp`` gets the guard only (it keeps its own preload).
+    """
+    fl, dock = scene.cfg.controller.force_loop, scene.cfg.dock
+    if not fl.enabled or dock is None:
+        return None
+    gains = ForceLoopGains(fl.target, fl.contact_threshold, fl.gain, fl.max_rate,
+                           fl.guard_distance, fl.guard_speed)  # fmt: skip
+    axis = -dock_rotation(dock)[:, 2]
+    return ForceLoop(gains, axis, dock.pos, dock.depth, scene.cfg.control_period,
+                     force_mode=controller != "hqp")  # fmt: skip
+
+
+def tool_load(scene: Scene) -> ToolLoad:
+    """The scene's tool beyond the sensor (``tool`` mass, centre, inertia; ``ft.bias``).
+
+    The peg's centre of mass sits on the tool axis at half its length from the sensor.
+    """
+    t = scene.cfg.tool
+    return ToolLoad.box(t.mass, (0.0, 0.0, t.length / 2), t.inertia, scene.cfg.ft.bias)
+
+
+def build_compensator(scene: Scene, pin_model: pin.Model) -> ToolLoadCompensator:
+    """Tool-load compensation of the scene's F/T reading on the control model."""
+    return ToolLoadCompensator(pin_model, "ft_site", tool_load(scene))
 
 
 def quick_duration(scene: Scene) -> float:
@@ -295,7 +350,7 @@ def main(
     files = [result.log.save_npz(npz)]
     if video is not None:
         files.append(video)
-    m = compute_metrics(result.log, sc)
+    m = compute_metrics(result.log, sc, controller)
     gate = evaluate_gate(m, sc)
     files.append(write_results_table(m, gate, table))
     if plot:

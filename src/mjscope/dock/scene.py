@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     import pinocchio as pin
 
 
+TIMESTEP = 0.001  # MuJoCo timestep of every scene [s]
+
+
 def scene_names() -> list[str]:
     """Bundled scene names."""
     return sorted(p.stem for p in package_data_path("scenes").glob("*.yaml"))
@@ -86,7 +89,7 @@ class Scene:
         """Robot + peg tool (F/T site, tip site) + socket dock, as an uncompiled spec."""
         spec = registry.build_spec(self.cfg.robot)
         spec.option.gravity = list(self.cfg.gravity)
-        spec.option.timestep = 0.001
+        spec.option.timestep = TIMESTEP
         _add_tool(spec, self.cfg.tool, self.cfg.contact)
         if self.cfg.dock is not None:
             _add_dock(spec, self.cfg.dock, self.cfg.tool, self.cfg.contact)

@@ -118,6 +118,12 @@ def _check_hqp(cfg: SceneCfg, where: str) -> None:
             f"{where}: controller.hqp.torque_rate_limit must be > 0 [N·m/s] (or omitted), "
             f"got {hq.torque_rate_limit}"
         )
+    rate = cfg.controller.impedance.torque_rate_limit
+    if rate is not None and rate <= 0:
+        raise ConfigError(
+            f"{where}: controller.impedance.torque_rate_limit must be > 0 [N·m/s] (or omitted), "
+            f"got {rate}"
+        )
     if hq.position_margin < 0 or hq.preload_force < 0 or hq.k_sing < 0:
         raise ConfigError(
             f"{where}: controller.hqp position_margin, preload_force and k_sing must be >= 0"

@@ -31,8 +31,8 @@ def run_dock(cfg: DockCmdCfg, con: Console) -> int:
         con: Where to print.
 
     Returns:
-        0 when the gate passed (for a comparison: every controller's gate) or the scenes were
-        listed; 1 when a gate failed or a run stopped early.
+        0 when the gate passed (for a comparison: every controller's gate), the scenes were
+        listed or the calibration ran; 1 when a gate failed or a run stopped early.
 
     Raises:
         MjscopeError: A user error (unknown scene, controller or language, a controller given
@@ -45,6 +45,12 @@ def run_dock(cfg: DockCmdCfg, con: Console) -> int:
         return EXIT_PASS
     check_lang(cfg.lang)
     scene = load_scene(cfg.scene)
+    if cfg.calibrate:
+        from mjscope.dock.calibrate import calibrate, print_calibration, write_calibration
+
+        cal = calibrate(scene)
+        print_calibration(con, cal, write_calibration(cal, ensure_dir(cfg.out)))
+        return EXIT_PASS
     names = parse_controllers(cfg.controller)
     root = ensure_dir(cfg.out)
     if len(names) > 1:

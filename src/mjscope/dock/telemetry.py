@@ -36,6 +36,7 @@ FIELDS: dict[str, tuple[tuple[int | None, ...], type]] = {
     "lateral_error": ((), np.float64),  # peg-axis offset from the dock axis [m]
     "axis_angle": ((), np.float64),  # angle between peg and dock axes [rad]
     "segment": ((), np.int64),  # planner segment index
+    "wrench_raw": ((6,), np.float64),  # the F/T reading before tool-load compensation, as wrench
 }
 
 DEFAULT_BLOCK = 4096  # rows per block when no capacity is given
@@ -60,6 +61,8 @@ class Sample(NamedTuple):
         lateral_error: Peg-axis offset from the dock axis [m].
         axis_angle: Angle between the peg and dock axes [rad].
         segment: Planner segment index.
+        wrench_raw: ``wrench`` before the tool-load compensation (the sensor's reading plus its
+            bias, mapped alike); (6,).
     """
 
     t: float
@@ -77,6 +80,7 @@ class Sample(NamedTuple):
     lateral_error: float
     axis_angle: float
     segment: int
+    wrench_raw: npt.ArrayLike
 
 
 class Log:
@@ -114,10 +118,11 @@ class Log:
         i = self._i
         # One unpacking into the columns' rows (fields in Sample order): cheapest at 1 kHz.
         (t, q, v, tau, eef_pos, eef_rot, ref_pos, ref_vel, ref_rot, wrench, contact_force,
-         insertion_depth, lateral_error, axis_angle, segment) = self._columns  # fmt: skip
+         insertion_depth, lateral_error, axis_angle, segment,
+         wrench_raw) = self._columns  # fmt: skip
         (t[i], q[i], v[i], tau[i], eef_pos[i], eef_rot[i], ref_pos[i], ref_vel[i], ref_rot[i],
          wrench[i], contact_force[i], insertion_depth[i], lateral_error[i], axis_angle[i],
-         segment[i]) = sample  # fmt: skip
+         segment[i], wrench_raw[i]) = sample  # fmt: skip
         self._i = i + 1
         self._n += 1
 

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import mujoco
-
 from mjscope.exceptions import OutputError
 from mjscope.hand.bridge import HandBridge
+from mjscope.progress import RunProgress
+from mjscope.signals import INTERRUPTS
 from mjscope.sim.viewer import open_viewer
 
 if TYPE_CHECKING:
@@ -27,8 +27,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 RECORD_FPS = 30.0
-RECORD_SIZE = (480, 360)  # recording frame width, height [px]
-CAMERA = "compare"
+PROGRESS_EVERY = 50  # control steps between two progress updates
 MAX_LAG_S = 0.1  # further behind the clock than this, the loop restarts its clock [s]
 
 
@@ -41,12 +40,16 @@ class LiveOptions:
         viewer: ``none`` or ``native``.
         record: ``.mp4``/``.gif`` path or ``None``.
         realtime: Pace the loop to the control rate (off: as fast as possible).
+        size: Recording frame size ``(width, height)`` [px].
+        progress: Show the live progress line (a terminal, not ``--quiet``).
     """
 
     duration: float | None = None
     viewer: str = "none"
     record: Path | None = None
     realtime: bool = True
+    size: tuple[int, int] = (640, 480)
+    progress: bool = False
 
 
 def run_live(
@@ -75,8 +78,8 @@ def run_live(
     if opts.record is not None:
         from mjscope.sim.recording import LiveRecorder
 
-        cam = _camera(bridge.model)
-        recorder = LiveRecorder(bridge.model, opts.record, RECORD_FPS, *RECORD_SIZE, camera=cam)
+        # camera None: fitted to the hand at the first frame (not placed per model)
+        recorder = LiveRecorder(bridge.model, opts.record, RECORD_FPS, *opts.size)
     viewer = None
     counter = [0]
     completed = False
@@ -86,6 +89,7 @@ def run_live(
         _loop(bridge, opts, viewer, recorder, counter)
         completed = True
     except KeyboardInterrupt:
+        INTERRUPTS.note()
         logger.info("interrupted after %d steps", counter[0])
         completed = True  # Ctrl-C is how a run without --duration ends: keep its recording
     finally:
@@ -108,18 +112,31 @@ def _loop(
     recorder: LiveRecorder | None,
     counter: list[int],
 ) -> None:
-    pace = _Pacer(bridge.cfg.control_dt) if opts.realtime else None
-    while opts.duration is None or bridge.time < opts.duration - 1e-9:
-        bridge.step()
-        counter[0] += 1
-        if viewer is not None:
-            if not viewer.is_running():
+    dt = bridge.cfg.control_dt
+    pace = _Pacer(dt) if opts.realtime else None
+    total = None if opts.duration is None else round(opts.duration / dt)
+    show = None if opts.progress else False  # None: when stderr is a terminal
+    with RunProgress("hand bridge", total, "steps", dt, show=show) as bar:
+        while opts.duration is None or bridge.time < opts.duration - 1e-9:
+            _tick(bridge, viewer, recorder, counter)
+            if viewer is not None and not viewer.is_running():
                 break
-            viewer.sync()
-        if recorder is not None:
-            recorder.offer(bridge.data, bridge.time)
-        if pace is not None:
-            pace.sleep()
+            if counter[0] % PROGRESS_EVERY == 0:
+                bar.update(counter[0], f"{bridge.rejects.total} rejected")
+            if pace is not None:
+                pace.sleep()
+
+
+def _tick(
+    bridge: HandBridge, viewer: Any, recorder: LiveRecorder | None, counter: list[int]
+) -> None:
+    """One control step and its sinks."""
+    bridge.step()
+    counter[0] += 1
+    if viewer is not None and viewer.is_running():
+        viewer.sync()
+    if recorder is not None:
+        recorder.offer(bridge.data, bridge.time)
 
 
 class _Pacer:
@@ -146,16 +163,13 @@ class _Pacer:
         self.due += self.period
 
 
-def _camera(model: mujoco.MjModel) -> str | None:
-    return CAMERA if mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_CAMERA, CAMERA) >= 0 else None
-
-
-def snapshot(bridge: HandBridge, path: Path) -> Path:
+def snapshot(bridge: HandBridge, path: Path, size: tuple[int, int] = (640, 480)) -> Path:
     """Render the current pose to a PNG.
 
     Raises:
         OutputError: The path cannot be written; an earlier file stays in place.
     """
-    from mjscope.sim.render import render_png
+    from mjscope.sim.render import caption_text, render_png
 
-    return render_png(bridge.model, bridge.data, path, 640, 480, _camera(bridge.model))
+    caption = caption_text(bridge.model, bridge.time)
+    return render_png(bridge.model, bridge.data, path, *size, caption=caption)

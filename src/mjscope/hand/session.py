@@ -21,7 +21,8 @@ from mjscope.hand.oneshot import apply_command, parse_command
 from mjscope.hand.profile import load_profile
 from mjscope.hand.track import THRESHOLD_RAD, run_track_test
 from mjscope.models import LoadOptions
-from mjscope.paths import check_writable, write_json
+from mjscope.paths import STDOUT, check_writable, write_json
+from mjscope.signals import INTERRUPTS, exit_code, sigterm_as_interrupt
 
 DEFAULT_MODEL = "g20_left"
 DEFAULT_SLEW_RAD_S = 5.0  # live bridge joint speed limit [rad/s]
@@ -57,6 +58,7 @@ class HandCmdCfg:
         duration: Run time [s]; ``None`` until closed.
         report: JSON report or ``None``.
         interactive: Say how to stop (a terminal).
+        size: Frame size of ``record`` and ``snapshot`` ``(width, height)`` [px].
     """
 
     model: str = DEFAULT_MODEL
@@ -83,6 +85,7 @@ class HandCmdCfg:
     duration: float | None = None
     report: str | None = None
     interactive: bool = False
+    size: tuple[int, int] = (640, 480)
 
     @property
     def mode(self) -> str:
@@ -131,6 +134,8 @@ def check_cfg(cfg: HandCmdCfg) -> None:
         ("--snapshot", cfg.snapshot, (".png",)),
         ("--report", cfg.report, (".json",)),
     ):
+        if value == STDOUT and flag == "--report":
+            continue
         if value is not None and Path(value).suffix.lower() not in suffixes:
             raise MjscopeError(f"{flag} {value!r}: use a {' or '.join(suffixes)} file name")
         if value is not None:
@@ -206,15 +211,23 @@ def _command(cfg: HandCmdCfg, bridge: HandBridge, con: Console) -> int:
 def _live(cfg: HandCmdCfg, con: Console) -> int:
     with open_transport(cfg.transport, cfg.domain_id, cfg.localhost_only) as bus:
         bridge = make_bridge(cfg, slew=DEFAULT_SLEW_RAD_S, transport=bus)
-        con.print(
-            f"hand bridge ({cfg.mode}): listening on {bridge.command_topic} "
-            f"({cfg.transport}), state on {TOPIC_STATE}"
-            + ("; Ctrl-C to stop" if cfg.interactive and not cfg.duration else "")
-        )
         t0 = time.monotonic()
         rec = Path(cfg.record) if cfg.record else None
         errors: list[OutputError] = []
-        steps = run_live(bridge, LiveOptions(cfg.duration, cfg.viewer, rec), errors)
+        steps = 0
+        try:
+            with sigterm_as_interrupt():  # a launch system's stop ends the run like Ctrl-C
+                con.print(
+                    f"hand bridge ({cfg.mode}): listening on {bridge.command_topic} "
+                    f"({cfg.transport}), state on {TOPIC_STATE}"
+                    + ("; Ctrl-C to stop" if cfg.interactive and not cfg.duration else "")
+                )
+                opts = LiveOptions(
+                    cfg.duration, cfg.viewer, rec, size=cfg.size, progress=cfg.interactive
+                )
+                steps = run_live(bridge, opts, errors)
+        except KeyboardInterrupt:  # before the loop took over: nothing ran yet
+            INTERRUPTS.note()
         wall = time.monotonic() - t0
         err = bridge.tracking_error()
         con.print(
@@ -235,7 +248,7 @@ def _live(cfg: HandCmdCfg, con: Console) -> int:
         _finish(cfg, bridge, report)
     if errors:  # the report is written; now say what could not be
         raise errors[0]
-    return 0  # the transport closes the bridge's endpoints
+    return exit_code(failed=False, endless=cfg.duration is None)  # Ctrl-C ends an endless run
 
 
 def _reasons(counts: dict[str, int]) -> str:
@@ -244,6 +257,6 @@ def _reasons(counts: dict[str, int]) -> str:
 
 def _finish(cfg: HandCmdCfg, bridge: HandBridge, report: dict[str, Any]) -> None:
     if cfg.snapshot:
-        snapshot(bridge, Path(cfg.snapshot))
+        snapshot(bridge, Path(cfg.snapshot), cfg.size)
     if cfg.report:
         write_json(cfg.report, report, default=float)

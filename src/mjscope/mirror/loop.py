@@ -28,6 +28,7 @@ from mjscope.mirror.config import RenderCfg, RigCfg
 from mjscope.mirror.mirror import Mirror
 from mjscope.mirror.sides import SideStatus
 from mjscope.paths import check_writable
+from mjscope.signals import INTERRUPTS
 from mjscope.sim.recording import LiveRecorder
 from mjscope.sim.viewer import check_display, open_viewer
 
@@ -44,6 +45,9 @@ class LoopOptions:
         record: Output ``.mp4``/``.gif`` or ``None``.
         snapshot: Output ``.png`` of the final pose or ``None``.
         console: Where the rich status line goes (a terminal); ``None`` shows none.
+        size: Frame size of the recording and the snapshot ``(width, height)`` [px].
+        on_start: Called once the run is under way (Ctrl-C from then on ends it cleanly): the
+            place for the "mirroring …; Ctrl-C ends" line.
     """
 
     duration: float | None = None
@@ -51,6 +55,8 @@ class LoopOptions:
     record: Path | None = None
     snapshot: Path | None = None
     console: Console | None = None
+    on_start: Callable[[], None] | None = None
+    size: tuple[int, int] = (640, 480)
 
 
 def camera_of(model: mujoco.MjModel) -> str | None:
@@ -106,16 +112,23 @@ def run_loop(
     data = mujoco.MjData(model)
     mirror = Mirror(model, data, rig, render, transport)  # subscribed while GL starts
     recorder = None
-    if opts.record is not None:
-        recorder = LiveRecorder(model, opts.record, render.render_rate_hz, camera=camera_of(model))
     viewer: list[Any] = []  # opened once the mirror is ready: never show the zero pose
     completed, end = False, 0.0
     try:
+        if opts.record is not None:
+            # camera None: fitted to both arms at the first frame (not placed per model)
+            recorder = LiveRecorder(model, opts.record, render.render_rate_hz, *opts.size)
+        if opts.on_start is not None:
+            opts.on_start()
         end = _loop(mirror, render, opts, viewer, recorder, stop)
-        mirror.update()  # count what arrived during the last tick
-        mirror.stopped_at = time.monotonic()
+        completed = True
+    except KeyboardInterrupt:  # while starting: the run ends here, its report still follows
+        INTERRUPTS.note()
         completed = True
     finally:
+        if completed:
+            mirror.update()  # count what arrived during the last tick
+            mirror.stopped_at = time.monotonic()
         for v in viewer:
             v.close()
         if recorder is not None:
@@ -123,10 +136,11 @@ def run_loop(
                 lambda: recorder.close(keep=completed, end=end), sink_errors if completed else None
             )
     if opts.snapshot is not None and mirror.ready:
-        from mjscope.sim.render import render_png
+        from mjscope.sim.render import caption_text, render_png
 
         snap = opts.snapshot
-        _sink(lambda: render_png(model, data, snap, camera=camera_of(model)), sink_errors)
+        caption = caption_text(model, (mirror.stopped_at or mirror.started) - mirror.started)
+        _sink(lambda: render_png(model, data, snap, *opts.size, caption=caption), sink_errors)
     return mirror, data
 
 
@@ -176,8 +190,8 @@ def _loop(
             if next_tick < time.monotonic():  # fell behind: skip ticks, keep the phase
                 next_tick += period * math.ceil((time.monotonic() - next_tick) / period)
             time.sleep(max(0.0, next_tick - time.monotonic()))
-    except KeyboardInterrupt:
-        pass  # Ctrl-C ends the mirror like closing the viewer; the report is still written
+    except KeyboardInterrupt:  # Ctrl-C ends the mirror like closing the viewer; report follows
+        INTERRUPTS.note()
     finally:
         if live is not None:
             live.stop()

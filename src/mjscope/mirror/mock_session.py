@@ -16,7 +16,9 @@ from mjscope.bridge.transport.base import Publisher, Transport
 from mjscope.exceptions import MjscopeError, UnknownNameError
 from mjscope.mirror.config import SideCfg, load_rig_cfg
 from mjscope.mirror.mock_arm import MockArm, run_mock_arms
-from mjscope.signals import stop_on_sigterm
+from mjscope.paths import write_json
+from mjscope.signals import INTERRUPTS, exit_code, stop_on_sigterm
+from mjscope.text import plural
 
 DISCOVERY_WAIT_S = 5.0  # how long --send waits for a listener (DDS discovery) [s]
 
@@ -44,13 +46,16 @@ class MockArmCmdCfg:
     config: str | None = None
     duration: float | None = None
     send: str | None = None
+    json: str | None = None
 
 
 def run_mock_arm(cfg: MockArmCmdCfg, con: Console) -> int:
     """Publish until ``duration`` or Ctrl-C (or send one command).
 
     Returns:
-        0; with ``send``, 1 when no mock arm listened on a command topic.
+        The exit code (:func:`mjscope.signals.exit_code`): Ctrl-C ends a run without
+        ``duration`` normally (0) and cuts one with it short (130); with ``send``, 1 when no
+        mock arm listened on a command topic.
 
     Raises:
         MjscopeError: A bad duration or side.
@@ -68,21 +73,25 @@ def run_mock_arm(cfg: MockArmCmdCfg, con: Console) -> int:
         if cfg.send:
             return _send(bus, [rig.sides[n] for n in names], cfg.send, con)
         arms = [MockArm(bus, n, rig.sides[n], cfg.motion) for n in names]
-        for a in arms:
-            con.print(
-                f"mock {a.side}: {a.cfg.state_topic} at {a.cfg.control_rate_hz:g} Hz; "
-                f"'reset' on {a.cfg.command_topic}",
-                soft_wrap=True,
-            )
         stop = threading.Event()
         try:
             with stop_on_sigterm(stop):
+                for a in arms:
+                    con.print(
+                        f"mock {a.side}: {a.cfg.state_topic} at {a.cfg.control_rate_hz:g} Hz; "
+                        f"'reset' on {a.cfg.command_topic}",
+                        soft_wrap=True,
+                    )
                 run_mock_arms(arms, cfg.duration, stop)
         except KeyboardInterrupt:
-            pass
+            INTERRUPTS.note()
     for a in arms:
-        con.print(f"mock {a.side}: published {a.published} frames, {a.resets} reset(s)")
-    return 0
+        con.print(
+            f"mock {a.side}: published {plural(a.published, 'frame')}, {plural(a.resets, 'reset')}"
+        )
+    if cfg.json is not None:
+        write_json(cfg.json, {a.side: {"published": a.published, "resets": a.resets} for a in arms})
+    return exit_code(failed=False, endless=cfg.duration is None)
 
 
 def _send(bus: Transport, sides: list[SideCfg], command: str, con: Console) -> int:

@@ -25,8 +25,8 @@ from mjscope.mirror.loop import LoopOptions, run_loop
 from mjscope.mirror.mock_arm import MockArm, run_mock_arms
 from mjscope.models import LoadOptions, compile_spec, load_spec
 from mjscope.models.scene import add_light, set_offscreen_size
-from mjscope.paths import check_writable, write_json
-from mjscope.signals import stop_on_sigterm
+from mjscope.paths import STDOUT, check_writable, write_json
+from mjscope.signals import exit_code, stop_on_sigterm
 from mjscope.sim.viewer import resolve_viewer
 
 DEFAULT_MODEL = "dual_rm75"
@@ -54,6 +54,7 @@ class MirrorCmdCfg:
         demo: Run mock arms in this process.
         motion: Mock-arm motion (``none`` | ``sine``).
         live_status: Show a live status line (a terminal).
+        size: Frame size of ``record`` and ``snapshot`` ``(width, height)`` [px].
     """
 
     model: str = DEFAULT_MODEL
@@ -73,13 +74,16 @@ class MirrorCmdCfg:
     demo: bool = False
     motion: str = "sine"
     live_status: bool = False
+    size: tuple[int, int] = (640, 480)
 
 
 def run_mirror(cfg: MirrorCmdCfg, con: Console) -> int:
     """Run the mirror and print a summary.
 
     Returns:
-        0, or 1 when a side never delivered a valid frame.
+        The exit code (:func:`mjscope.signals.exit_code`): 1 when a side never delivered a
+        valid frame within ``duration``; 130 when Ctrl-C cut a ``duration`` short; 0 else
+        (Ctrl-C is the normal end of a run without ``duration``).
 
     Raises:
         MjscopeError: A bad option, config or output path (checked before the run starts).
@@ -88,15 +92,22 @@ def run_mirror(cfg: MirrorCmdCfg, con: Console) -> int:
         raise MjscopeError(f"--duration {cfg.duration} must be > 0 seconds")
     rig, render = _configs(cfg)
     model = _model(cfg)
+    kind = cfg.transport or ("inproc" if cfg.demo else "dds")
+    topics = ", ".join(s.state_topic for s in rig.sides.values())
     opts = LoopOptions(
         duration=cfg.duration,
         viewer=resolve_viewer(cfg.viewer),
         record=_out(cfg.record, (".mp4", ".gif")),
         snapshot=_out(cfg.snapshot, (".png",)),
         console=con if cfg.live_status else None,
+        size=cfg.size,
+        on_start=lambda: con.print(
+            f"mirroring {', '.join(rig.sides)} on {kind} ({topics}); Ctrl-C ends", soft_wrap=True
+        ),
     )
-    report_path = _out(cfg.report, (".json",))
-    kind = cfg.transport or ("inproc" if cfg.demo else "dds")
+    report_path = (
+        check_writable(cfg.report) if cfg.report == STDOUT else _out(cfg.report, (".json",))
+    )
     if kind == "inproc" and not cfg.demo:
         con.print("note: inproc carries only this process's messages; use dds for a robot or mock")
     with open_transport(kind, cfg.domain_id, cfg.localhost_only) as transport:
@@ -106,10 +117,6 @@ def run_mirror(cfg: MirrorCmdCfg, con: Console) -> int:
             arms = [MockArm(transport, n, s, cfg.motion) for n, s in rig.sides.items()]
             mocks = threading.Thread(target=run_mock_arms, args=(arms, None, stop), daemon=True)
             mocks.start()
-        topics = ", ".join(s.state_topic for s in rig.sides.values())
-        con.print(
-            f"mirroring {', '.join(rig.sides)} on {kind} ({topics}); Ctrl-C ends", soft_wrap=True
-        )
         errors: list[OutputError] = []
         try:
             with stop_on_sigterm(stop):
@@ -124,7 +131,10 @@ def run_mirror(cfg: MirrorCmdCfg, con: Console) -> int:
     print_summary(con, report, opts, report_path, failed=len(errors) > 0)
     if errors:  # the report is written; now say what could not be
         raise errors[0]
-    return 0 if mirror.ready else 1
+    # A side that never sent a frame fails a timed run; an endless one ends normally on Ctrl-C
+    # (its report names the side it waited for).
+    never = not mirror.ready and cfg.duration is not None
+    return exit_code(failed=never, endless=cfg.duration is None)
 
 
 def _configs(cfg: MirrorCmdCfg) -> tuple[RigCfg, RenderCfg]:
@@ -139,7 +149,7 @@ def _model(cfg: MirrorCmdCfg) -> mujoco.MjModel:
     spec = load_spec(cfg.model, cfg.load)
     if not spec.lights:
         add_light(spec)
-    set_offscreen_size(spec, 1280, 960)
+    set_offscreen_size(spec, max(1280, cfg.size[0]), max(960, cfg.size[1]))
     return compile_spec(spec, str(cfg.model))
 
 

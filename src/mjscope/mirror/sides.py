@@ -50,7 +50,7 @@ class MirrorSide:
 
     def __init__(self, name: str, cfg: SideCfg, index: JointIndex) -> None:
         self.name, self.cfg = name, cfg
-        self.expected = cfg.joint_names
+        self.expected = frozenset(cfg.joint_names)  # built once, not per frame
         model_names = cfg.model_joint_names()
         missing = [n for n in model_names if n not in index]
         if missing:

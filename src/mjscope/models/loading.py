@@ -67,13 +67,40 @@ def load_spec(path_or_name: str | Path, options: LoadOptions | None = None) -> m
 
         return build_spec(text)
     if not path.is_file():
-        raise ModelLoadError(f"model file {text!r} not found; check the path")
+        hint = suggest_bundled(path.stem)
+        also = f", or use the bundled model {hint!r} (mjscope models lists them)" if hint else ""
+        raise ModelLoadError(f"model file {text!r} not found; check the path{also}")
     try:
         if _is_urdf(path):
             return _spec_from_string(_prepare_urdf(path, opts), path)
         return _spec_from_file(path)
     except OSError as e:  # no permission to read it, ...
         raise ModelLoadError(f"cannot read model file {text!r}: {e.strerror}; check it") from e
+
+
+def suggest_bundled(stem: str) -> str | None:
+    """The bundled model a file name most likely means (``rm_75`` → ``rm75``), or ``None``.
+
+    A bundled name equal to the file name without separators wins; otherwise the model whose
+    name and description share the most of the file name's words (two at least).
+    """
+    from mjscope.models.registry import entries
+
+    def squash(t: str) -> str:
+        return "".join(c for c in t.lower() if c.isalnum())
+
+    key = squash(stem)
+    words = {w for w in re.split(r"[^a-z0-9]+", stem.lower()) if len(w) > 1}
+    best, best_score = None, 1
+    for e in entries():
+        if squash(e.name) == key:
+            return e.name
+        text = f"{e.name} {e.description}".lower()
+        vocab = set(re.split(r"[^a-z0-9]+", text)) | {squash(text)}
+        score = sum(1 for w in words if w in vocab) + 2 * key.startswith(squash(e.name))
+        if score > best_score:
+            best, best_score = e.name, score
+    return best
 
 
 def _is_bundled(name: str) -> bool:

@@ -6,6 +6,11 @@ every backend. The function is put into the object store once; each task carries
 item. ``"local"`` starts a private loopback head (:class:`~mjscope.runner.cluster.LocalRayCluster`)
 for the run and stops it afterwards; ``"auto"`` and addresses connect to a running cluster.
 Usage statistics stay off in the driver unless the user set ``RAY_USAGE_STATS_ENABLED``.
+
+``"auto"`` never guesses: it takes ``RAY_ADDRESS`` when set, else the one Ray head running on
+this machine; with several it refuses and lists them, and it says (a log warning, shown by
+default) which cluster it joined. A head that rejects the driver's token gets an error naming
+the token settings (``RAY_AUTH_TOKEN``, ``RAY_AUTH_TOKEN_PATH``, ``~/.ray/auth_token``).
 """
 
 from __future__ import annotations
@@ -23,6 +28,52 @@ from mjscope.runner.base import DIED, INSTALL_HINT, OK, ExecutorError, Outcome, 
 from mjscope.runner.cluster import LocalRayCluster, is_loopback
 
 QUEUED_PER_CPU = 1  # tasks queued beyond the running ones, per cluster CPU (hides latency)
+logger = logging.getLogger(__name__)
+TOKEN_HINT = (
+    "give this driver the cluster's token: RAY_AUTH_TOKEN, or a file at RAY_AUTH_TOKEN_PATH "
+    "(default ~/.ray/auth_token; 'ray get-auth-token' on the head prints it), with "
+    "RAY_AUTH_MODE=token"
+)
+
+
+def resolve_auto(ray: Any) -> str:
+    """The cluster ``--ray auto`` means: ``RAY_ADDRESS``, else the one head on this machine.
+
+    Raises:
+        ExecutorError: No head, or several heads (listed) and no ``RAY_ADDRESS``.
+    """
+    env = os.environ.get("RAY_ADDRESS")
+    if env:
+        return env
+    heads = sorted(set(ray._private.services.find_gcs_addresses()))
+    if len(heads) > 1:
+        raise ExecutorError(
+            f"--ray auto: {len(heads)} Ray heads run on this machine ({', '.join(heads)}); "
+            "pass one with --ray ADDRESS (or set RAY_ADDRESS)"
+        )
+    if not heads:
+        raise ExecutorError(
+            "--ray auto: no Ray cluster found (RAY_ADDRESS is not set and no head runs here); "
+            "start one with 'ray start --head', pass --ray ADDRESS, or --ray local"
+        )
+    return str(heads[0])
+
+
+def _is_auth_error(e: BaseException) -> bool:
+    """Whether ``e`` (or what caused it) is the head rejecting the driver's token.
+
+    Ray reports it as "Failed to connect to Ray cluster", with the gRPC status
+    (``Unauthenticated``/``InvalidAuthToken``) only in the chained GCS connection error.
+    """
+    seen: BaseException | None = e
+    for _ in range(8):  # the chain is short; bounded against cycles
+        if seen is None:
+            return False
+        text = f"{type(seen).__name__} {seen}".lower()
+        if "unauthenticated" in text or "invalidauthtoken" in text or "authenticationerror" in text:
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def import_ray() -> Any:
@@ -108,9 +159,12 @@ class RayBackend:
         self._set_env(env)  # before Ray's first import: it reads some of these once
         try:
             self._ray = ray = import_ray()
+            asked, address = address, resolve_auto(ray) if address == "auto" else address
         except ExecutorError:
             self.close()
             raise
+        if asked == "auto" and address in LocalRayCluster.started:  # a head started here
+            self._set_env(LocalRayCluster.started[address].env)
         if is_loopback(address):
             self._keep_loopback(ray)
         self._sigterm = signal.getsignal(signal.SIGTERM)  # ray.init installs its own
@@ -119,11 +173,20 @@ class RayBackend:
             ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False)
         except Exception as e:
             self.close()
+            first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+            if _is_auth_error(e):
+                raise ExecutorError(
+                    f"the Ray cluster at {address!r} rejected this driver's authentication "
+                    f"({first}); {TOKEN_HINT}"
+                ) from e
             raise ExecutorError(
-                f"cannot connect to the Ray cluster at {address!r}: {str(e).splitlines()[0]}; "
+                f"cannot connect to the Ray cluster at {address!r}: {first}; "
                 "start one with 'ray start --head' or pass --ray local"
             ) from e
         cpus = int(ray.cluster_resources().get("CPU", 1))
+        self.address = address
+        if asked == "auto":
+            logger.warning("--ray auto joined the Ray cluster at %s (%d CPUs)", address, cpus)
         self.workers = max(cpus, 1)
         self._capacity = self.workers * (1 + QUEUED_PER_CPU)
         self._fn_ref = ray.put(fn)

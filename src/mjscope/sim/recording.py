@@ -20,7 +20,7 @@ import mujoco
 import numpy as np
 
 from mjscope.exceptions import MjscopeError
-from mjscope.sim.render import OffscreenRenderer, _check_camera
+from mjscope.sim.render import OffscreenRenderer, _check_camera, caption_text
 from mjscope.sim.video import VideoRecorder
 
 logger = logging.getLogger(__name__)
@@ -37,7 +37,9 @@ class LiveRecorder:
         fps: Frames per second of the stamps' clock.
         width: Frame width [px].
         height: Frame height [px].
-        camera: Camera name or id; ``None`` for a free camera.
+        camera: Camera name or id; ``None`` for a camera fitted to the subject.
+        label: Caption of every frame, with its time stamp (default: the model's name);
+            ``""`` draws none.
 
     Raises:
         OutputError: Bad suffix or unwritable path.
@@ -53,8 +55,10 @@ class LiveRecorder:
         width: int = 640,
         height: int = 480,
         camera: str | int | None = None,
+        label: str | None = None,
     ) -> None:
         _check_camera(model, camera)
+        self._label = label
         self.video = VideoRecorder(path, fps)
         self.model = model
         self._size, self._camera = (width, height), camera
@@ -141,7 +145,8 @@ class LiveRecorder:
         try:
             while (t := self._take(data)) is not None:
                 mujoco.mj_forward(self.model, data)
-                self.video.add(renderer.render(data), t)
+                caption = caption_text(self.model, t, self._label) if self._label != "" else None
+                self.video.add(renderer.render(data, caption), t)
                 self.rendered += 1
         except MjscopeError as e:  # the loop goes on; close() raises it
             self._error = e

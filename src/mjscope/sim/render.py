@@ -17,11 +17,13 @@ import numpy as np
 from mjscope.exceptions import MjscopeError, UnknownNameError
 from mjscope.paths import check_writable, write_bytes
 from mjscope.sim._output import quiet_third_party
+from mjscope.sim.framing import draw_caption, fit_camera, model_label
 from mjscope.sim.video import VideoRecorder, write_video
 
 __all__ = [
     "OffscreenRenderer",
     "VideoRecorder",
+    "caption_text",
     "image_strip",
     "render_png",
     "save_png",
@@ -34,13 +36,14 @@ class OffscreenRenderer:
 
     Args:
         model: The compiled model.
-        width: Frame width [px]; clipped to the model's offscreen buffer.
-        height: Frame height [px]; clipped to the model's offscreen buffer.
-        camera: Camera name or id; ``None`` uses a free camera framing the whole model.
+        width: Frame width [px], at most the model's offscreen buffer width.
+        height: Frame height [px], at most the model's offscreen buffer height.
+        camera: Camera name or id; ``None``: a free camera fitted to the subject (the robot and
+            the task's objects) at the first frame rendered, fixed afterwards.
 
     Raises:
         UnknownNameError: ``camera`` is not a camera of the model.
-        MjscopeError: No offscreen GL backend works.
+        MjscopeError: No offscreen GL backend works, or the size exceeds the model's buffer.
     """
 
     def __init__(
@@ -53,8 +56,13 @@ class OffscreenRenderer:
         _check_camera(model, camera)
         quiet_third_party()
         _ensure_headless_backend()
-        width = min(width, int(model.vis.global_.offwidth))
-        height = min(height, int(model.vis.global_.offheight))
+        buf = (int(model.vis.global_.offwidth), int(model.vis.global_.offheight))
+        if width > buf[0] or height > buf[1]:
+            raise MjscopeError(
+                f"frame size {width}x{height} exceeds the model's offscreen buffer "
+                f"{buf[0]}x{buf[1]}; pass a smaller --size or raise <visual><global "
+                "offwidth/offheight> in the model"
+            )
         try:
             self._renderer = mujoco.Renderer(model, height=height, width=width)
         except Exception as e:  # backend errors differ per platform
@@ -63,21 +71,24 @@ class OffscreenRenderer:
                 f"{e}; install libegl-mesa0 (egl) or libosmesa6 (osmesa) and set MUJOCO_GL"
             ) from e
         self.model = model
-        self.camera: str | int | mujoco.MjvCamera = (
-            camera if camera is not None else _free_camera(model)
-        )
+        self.width, self.height = width, height
+        self.camera: str | int | mujoco.MjvCamera | None = camera
 
-    def render(self, data: mujoco.MjData) -> np.ndarray:
+    def render(self, data: mujoco.MjData, caption: str | None = None) -> np.ndarray:
         """Render the current state.
 
         Args:
             data: State to draw (``mj_forward`` must have been called after writing ``qpos``).
+            caption: A line drawn in the bottom-left corner (model, sim time), or ``None``.
 
         Returns:
             ``(height, width, 3)`` uint8 image.
         """
+        if self.camera is None:
+            self.camera = fit_camera(self.model, data, self.width, self.height)
         self._renderer.update_scene(data, camera=self.camera)
-        return self._renderer.render().copy()
+        image = self._renderer.render().copy()
+        return image if caption is None else draw_caption(image, caption)
 
     def close(self) -> None:
         """Release the GL context."""
@@ -130,14 +141,6 @@ def _check_camera(model: mujoco.MjModel, camera: str | int | None) -> None:
         )
 
 
-def _free_camera(model: mujoco.MjModel) -> mujoco.MjvCamera:
-    cam = mujoco.MjvCamera()
-    mujoco.mjv_defaultFreeCamera(model, cam)
-    cam.azimuth, cam.elevation = 135.0, -25.0
-    cam.distance *= 0.9
-    return cam
-
-
 def save_png(image: np.ndarray, path: str | Path) -> Path:
     """Write an RGB image as PNG, beside the target first and renamed over it when complete.
 
@@ -166,6 +169,7 @@ def render_png(
     width: int = 640,
     height: int = 480,
     camera: str | int | None = None,
+    caption: str | None = None,
 ) -> Path:
     """Render one state to a PNG file.
 
@@ -175,7 +179,8 @@ def render_png(
         path: Output ``.png``; an earlier file is replaced only by a complete new one.
         width: Width [px].
         height: Height [px].
-        camera: Camera name/id or ``None`` for a free camera.
+        camera: Camera name/id or ``None`` for a camera fitted to the subject.
+        caption: Bottom-left caption (see :func:`caption_text`), or ``None``.
 
     Returns:
         The written path.
@@ -186,7 +191,15 @@ def render_png(
     """
     check_writable(path)
     with OffscreenRenderer(model, width, height, camera) as r:
-        return save_png(r.render(data), path)
+        return save_png(r.render(data, caption), path)
+
+
+def caption_text(
+    model: mujoco.MjModel, sim_time: float | None = None, label: str | None = None
+) -> str:
+    """The caption of a frame: the model (or ``label``) and the sim time [s]."""
+    name = label or model_label(model)
+    return name if sim_time is None else f"{name} · t = {sim_time:.2f} s"
 
 
 def image_strip(images: Sequence[np.ndarray]) -> np.ndarray:

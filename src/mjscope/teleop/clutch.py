@@ -13,11 +13,12 @@ the next engagement starts from wherever the arm and the controller are: no jump
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
 
-from mjscope.teleop.poses import Pose, canonical, quat_conj, quat_mul
+from mjscope.teleop.poses import Pose, quat_conj
 
 
 class Clutch:
@@ -37,6 +38,7 @@ class Clutch:
         self.engagements = 0
         self._ee: Pose | None = None
         self._ctrl: Pose | None = None
+        self._anchors: tuple[list[float], ...] = ()
 
     @property
     def anchored(self) -> bool:
@@ -64,14 +66,36 @@ class Clutch:
         """
         if self._ee is None or self._ctrl is None:
             self._ee, self._ctrl = ee_pose(), Pose(ctrl.p.copy(), ctrl.q.copy())
+            self._anchors = (
+                self._ee.p.tolist(), self._ee.q.tolist(), self._ctrl.p.tolist(),
+                quat_conj(self._ctrl.q).tolist(),
+            )  # fmt: skip
             self.engagements += 1
-        dp = self.scale * (ctrl.p - self._ctrl.p)
-        dq = quat_mul(ctrl.q, quat_conj(self._ctrl.q))
-        return Pose(self._ee.p + dp, canonical(quat_mul(dq, self._ee.q)))
+        ep, eq, cp, ci = self._anchors  # plain floats: this runs every engaged cycle
+        s = self.scale
+        x, y, z = ctrl.p.tolist()
+        p = [ep[0] + s * (x - cp[0]), ep[1] + s * (y - cp[1]), ep[2] + s * (z - cp[2])]
+        dq = _qmul(ctrl.q.tolist(), ci)
+        w, qx, qy, qz = _qmul(dq, eq)
+        n = math.sqrt(w * w + qx * qx + qy * qy + qz * qz)  # canonical(): unit, w ≥ 0
+        n = -n if w < 0.0 else n
+        return Pose(np.array(p), np.array([w / n, qx / n, qy / n, qz / n]))
 
     def release(self) -> None:
         """Clear both anchors (grip released, reset, safe stop)."""
         self._ee = self._ctrl = None
+
+
+def _qmul(a: list[float], b: list[float]) -> list[float]:
+    """:func:`~mjscope.teleop.poses.quat_mul` on plain floats (the same operations)."""
+    aw, ax, ay, az = a
+    bw, bx, by, bz = b
+    return [
+        aw * bw - ax * bx - ay * by - az * bz,
+        aw * bx + ax * bw + ay * bz - az * by,
+        aw * by - ax * bz + ay * bw + az * bx,
+        aw * bz + ax * by - ay * bx + az * bw,
+    ]
 
 
 def controller_pose(pose: np.ndarray) -> Pose:

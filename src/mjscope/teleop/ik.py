@@ -23,9 +23,7 @@ import numpy.typing as npt
 
 from mjscope.exceptions import ConfigError, UnknownNameError
 from mjscope.teleop.config import IkCfg
-from mjscope.teleop.poses import Pose, matrix_to_pose, pose_to_matrix
-
-_ROT = (0, 1, 2, 4, 5, 6, 8, 9, 10)  # the rotation block of a flat row-major 4 × 4
+from mjscope.teleop.poses import Pose, matrix_to_pose, pose_to_flat
 
 
 class IkResult(NamedTuple):
@@ -47,7 +45,7 @@ class IkResult(NamedTuple):
 
 
 class ArmIk:
-    """The QP IK of one arm.
+    """The QP IK of one arm (its Placo model's state changes only through this class).
 
     Args:
         urdf_text: The arm's chain as URDF text.
@@ -76,6 +74,8 @@ class ArmIk:
         import placo
 
         self.cfg = cfg or IkCfg()
+        self._w_pos, self._w_ori = self.cfg.position_weight, self.cfg.orientation_weight
+        self._rtol1 = 1.0 + self.cfg.divergence_rtol
         self.joints = tuple(joints)
         self.ee_frame = ee_frame
         try:
@@ -90,6 +90,7 @@ class ArmIk:
         self.lower, self.upper = limits[:, 0].copy(), limits[:, 1].copy()
         for n, v in zip(self.joints, np.asarray(max_speed, dtype=float), strict=True):
             self.robot.set_velocity_limit(n, float(v))
+        self._T_now: list[float] | None = None  # the EE transform of the model's state, flat
         self._solver(dt, np.asarray(posture, dtype=float))
         self.set_q(np.clip(posture, self.lower, self.upper))
 
@@ -121,6 +122,7 @@ class ArmIk:
         full[self._idx] = np.asarray(q, dtype=float)
         self.robot.state.q = full
         self.robot.update_kinematics()
+        self._T_now = None
 
     def ee_pose(self) -> Pose:
         """The end effector's pose of the model's current position (world frame)."""
@@ -137,32 +139,38 @@ class ArmIk:
         ``target`` is ``T_target`` as a flat list (row-major 4 × 4): plain floats are faster
         than NumPy for 16 numbers.
         """
-        T = self.robot.get_T_world_frame(self.ee_frame).ravel().tolist()
-        dx, dy, dz = T[3] - target[3], T[7] - target[7], T[11] - target[11]
-        tr = sum(T[i] * target[i] for i in _ROT)
+        T = self._T_now or self.robot.get_T_world_frame(self.ee_frame).ravel().tolist()
+        self._T_now = T
+        t = target
+        dx, dy, dz = T[3] - t[3], T[7] - t[7], T[11] - t[11]
+        tr = (
+            T[0] * t[0] + T[1] * t[1] + T[2] * t[2]
+            + T[4] * t[4] + T[5] * t[5] + T[6] * t[6]
+            + T[8] * t[8] + T[9] * t[9] + T[10] * t[10]
+        )  # fmt: skip
         return dx * dx + dy * dy + dz * dz, 3.0 - tr
 
     def _cost(self, e: tuple[float, float]) -> float:
         """The frame task's weighted error (position [m²], orientation ≈ θ² [rad²])."""
-        return self.cfg.position_weight * e[0] + self.cfg.orientation_weight * e[1]
+        return self._w_pos * e[0] + self._w_ori * e[1]
 
     def solve(self, target: Pose) -> IkResult:
         """One QP step towards ``target``; the model moves only if the step is accepted."""
-        q0 = self.q
-        T_target = pose_to_matrix(target)
-        self._task.T_world_frame = T_target
-        flat = T_target.ravel().tolist()
-        before = self._cost(self._errors(flat))
+        q0 = self.robot.state.q[self._idx]
+        flat = pose_to_flat(target)
+        self._task.T_world_frame = np.array(flat).reshape(4, 4)
+        before = self._cost(self._errors(flat))  # the end effector where the last step left it
+        self._T_now = None
         try:
             self.solver.solve(True)
         except RuntimeError:
             return self._reject(q0, "qp_failure", flat)
-        q = self.q
-        if not math.isfinite(float(q.sum())):
+        q = self.robot.state.q[self._idx]
+        if not math.isfinite(sum(q.tolist())):
             return self._reject(q0, "non_finite", flat)
         self.robot.update_kinematics()
-        e = self._errors(flat)
-        if self._cost(e) > before * (1.0 + self.cfg.divergence_rtol) + self.cfg.divergence_atol:
+        e = self._errors(flat)  # and caches the new end-effector transform
+        if self._cost(e) > before * self._rtol1 + self.cfg.divergence_atol:
             return self._reject(q0, "not_converged", flat)
         return IkResult(q, True, "", *_metric(e))
 

@@ -16,7 +16,8 @@ to rest at ``a`` (at most ``v_max / a`` seconds) and then stays put.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from math import sqrt
+from typing import NamedTuple, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -74,17 +75,26 @@ class JointLimiter:
         self._c = 0.25 * self.dt * self.dt
         self.q = np.zeros(self.lower.shape)
         self.v = np.zeros(self.lower.shape)
+        self._moving = False
+        # The distance from a limit beyond which its stopping-speed cap exceeds v_max [rad]
+        # (with a margin, so skipping the cap there is exact).
+        far = (((self.vmax / self.amax + 0.5 * self.dt) ** 2 - self._c) / self._k) * (1 + 1e-9)
+        self._rows: tuple[list[float], ...] = tuple(  # per-joint constants as plain floats
+            a.tolist()
+            for a in (self.lower, self.upper, self.vmax, self.amax, self._dv, self._k, far + 1e-12)
+        )
         self.reset(q0)
 
     def reset(self, q: npt.ArrayLike) -> None:
         """Restart at rest at ``q`` (after a reset or a re-sync to feedback), clipped to limits."""
-        self.q = np.clip(np.asarray(q, dtype=float), self.lower, self.upper)
+        self.q = np.minimum(np.maximum(np.asarray(q, dtype=float), self.lower), self.upper)
         self.v = np.zeros_like(self.q)
+        self._moving = False
 
     @property
     def at_rest(self) -> bool:
         """Whether the last command did not move."""
-        return not bool(np.any(self.v))
+        return not self._moving
 
     def _stop_speeds(self) -> np.ndarray:
         """``(2, n)`` fastest speeds [rad/s] towards the upper / lower limit.
@@ -95,43 +105,54 @@ class JointLimiter:
         return self.amax * (np.sqrt(self._c + self._k * d) - 0.5 * self.dt)
 
     def step(self, q_des: npt.ArrayLike) -> JointStep:
-        """The command nearest ``q_des`` within every limit; it becomes the new state."""
-        v_des = (np.asarray(q_des, dtype=float) - self.q) * self._inv_dt
-        cap = self._stop_speeds()
-        v_acc_lo, v_acc_hi = self.v - self._dv, self.v + self._dv
-        lo = np.maximum(np.maximum(v_acc_lo, -self.vmax), -cap[1])
-        hi = np.minimum(np.minimum(v_acc_hi, self.vmax), cap[0])
-        v = np.minimum(np.maximum(v_des, lo), hi)
-        clamps: tuple[str, ...] = ()
-        if (v != v_des).any():
-            clamps = _binding(v, v_des, (v_acc_lo, v_acc_hi), self.vmax, (-cap[1], cap[0]))
-        q = np.minimum(np.maximum(self.q + v * self.dt, self.lower), self.upper)  # round-off
-        acc = (v - self.v) * self._inv_dt
-        self.q, self.v = q, v
-        return JointStep(q, v, acc, clamps)
+        """The command nearest ``q_des`` within every limit; it becomes the new state.
+
+        Per joint in plain floats (n is 7: NumPy's per-call cost would dominate), with the
+        same operations in the same order as the vector form in the module docstring.
+        """
+        qd = cast(list[float], np.asarray(q_des, dtype=float).tolist())
+        q0 = cast(list[float], self.q.tolist())
+        v0 = cast(list[float], self.v.tolist())
+        dt, inv_dt = self.dt, self._inv_dt
+        c, half = self._c, 0.5 * self.dt
+        qs: list[float] = []
+        vs: list[float] = []
+        accs: list[float] = []
+        hit = 0  # bit mask: 1 position, 2 speed, 4 acceleration
+        # x if x >= y else y is max(x, y) (and <= is min) without the call; far from a limit
+        # (d ≥ far) the stopping-speed cap exceeds v_max, so it cannot bind: skip its sqrt.
+        for qi, vi0, di, lo, up, vm, am, dv, k, far in zip(q0, v0, qd, *self._rows, strict=True):
+            v_des = (di - qi) * inv_dt
+            du, dl = up - qi, qi - lo
+            cap_up = _INF if du >= far else am * (sqrt(c + k * (du if du >= 0.0 else 0.0)) - half)
+            cap_lo = _INF if dl >= far else am * (sqrt(c + k * (dl if dl >= 0.0 else 0.0)) - half)
+            a_lo, a_hi = vi0 - dv, vi0 + dv
+            b_lo = a_lo if a_lo >= -vm else -vm
+            b_lo = b_lo if b_lo >= -cap_lo else -cap_lo
+            b_hi = a_hi if a_hi <= vm else vm
+            b_hi = b_hi if b_hi <= cap_up else cap_up
+            v = v_des if v_des >= b_lo else b_lo
+            v = v if v <= b_hi else b_hi
+            if v != v_des:
+                hit |= (v in (-cap_lo, cap_up)) | (abs(v) == vm) << 1 | (v in (a_lo, a_hi)) << 2
+            qn = qi + v * dt
+            qn = qn if qn >= lo else lo  # round-off
+            qs.append(qn if qn <= up else up)
+            vs.append(v)
+            accs.append((v - vi0) * inv_dt)
+        self.q, self.v = np.array(qs), np.array(vs)
+        self._moving = any(vs)
+        return JointStep(self.q, self.v, np.array(accs), _CLAMPS[hit])
 
     def brake(self) -> JointStep:
         """Hold: slow down towards rest within the limits (no new motion is commanded)."""
         return self.step(self.q)
 
 
-def _binding(
-    v: np.ndarray,
-    v_des: np.ndarray,
-    acc: tuple[np.ndarray, np.ndarray],
-    vmax: np.ndarray,
-    pos: tuple[np.ndarray, np.ndarray],
-) -> tuple[str, ...]:
-    """Which limits set ``v`` where it differs from ``v_des`` (plain floats: n is small)."""
-    found = set()
-    rows = zip(v.tolist(), v_des.tolist(), *(b.tolist() for b in (*acc, vmax, *pos)), strict=True)
-    for vi, di, a_lo, a_hi, vm, p_lo, p_hi in rows:
-        if vi == di:
-            continue
-        if vi in (p_lo, p_hi):
-            found.add("joint_position")
-        if abs(vi) == vm:
-            found.add("joint_speed")
-        if vi in (a_lo, a_hi):
-            found.add("joint_acc")
-    return tuple(n for n in ("joint_position", "joint_speed", "joint_acc") if n in found)
+_INF = float("inf")
+
+#: Binding-limit names by bit mask (1 position, 2 speed, 4 acceleration), in report order.
+_CLAMPS = tuple(
+    tuple(n for bit, n in ((1, "joint_position"), (2, "joint_speed"), (4, "joint_acc")) if m & bit)
+    for m in range(8)
+)

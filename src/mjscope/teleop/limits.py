@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from mjscope.rig import SideCfg
-from mjscope.teleop.poses import Pose, canonical, quat_angle, quat_conj, quat_mul, quat_to_rotvec
+from mjscope.teleop.poses import Pose, canonical, quat_conj, quat_mul, quat_to_rotvec
 from mjscope.teleop.poses import rotvec_to_quat as _exp
 
 _EPS = 1e-9  # [m] tolerance of the containment test (projection round-off)
@@ -81,6 +81,24 @@ class Workspace:
         if not z0 - _EPS <= z <= z1 + _EPS:
             return False
         return math.hypot(x - self._ax, y - self._ay) >= self.keepout_radius(z) - _EPS
+
+    def violation(self, p: np.ndarray) -> str:
+        """Which bound ``p`` breaks, in words naming the config key (``""`` when allowed)."""
+        xyz = p.tolist()
+        for axis, v, lo, hi in zip("xyz", xyz, self._lo, self._hi, strict=True):
+            if v < lo - _EPS:
+                return f"{axis} = {v:.3f} m is below workspace_min {axis} = {lo:g} m"
+            if v > hi + _EPS:
+                return f"{axis} = {v:.3f} m is above workspace_max {axis} = {hi:g} m"
+        r, need = math.hypot(xyz[0] - self._ax, xyz[1] - self._ay), self.keepout_radius(xyz[2])
+        if r >= need - _EPS:
+            return ""
+        if need > self.radius:
+            return (
+                f"{r:.3f} m from the torso axis below low_cyl_height {self.low_height:g} m, "
+                f"inside low_cyl_radius_limit {need:g} m"
+            )
+        return f"{r:.3f} m from the torso axis, inside cyl_radius_limit {need:g} m"
 
     def project(self, p: np.ndarray) -> tuple[np.ndarray, tuple[str, ...]]:
         """The nearest allowed point found for ``p`` and the limits that moved it.
@@ -177,10 +195,12 @@ class CartesianLimiter:
         return Limited(Pose(p, q), clamps + extra)
 
     def _step(self, p0: np.ndarray, p1: np.ndarray) -> tuple[np.ndarray, bool]:
-        d = p1 - p0
-        n = math.sqrt(float(d @ d))
+        (x0, y0, z0), (x1, y1, z1) = p0.tolist(), p1.tolist()  # plain floats: the usual case
+        dx, dy, dz = x1 - x0, y1 - y0, z1 - z0
+        n = math.sqrt(dx * dx + dy * dy + dz * dz)
         if n <= self.max_step:
             return p1, False
+        d = p1 - p0
         c = p0 + (self.max_step / n) * d
         if self.workspace.contains(c):
             return c, True
@@ -195,7 +215,9 @@ class CartesianLimiter:
         return (p0 + a * (c - p0)) if a > 1e-6 else p0.copy(), True
 
     def _turn(self, q0: np.ndarray, q1: np.ndarray) -> tuple[np.ndarray, bool]:
-        if quat_angle(q0, q1) <= self.max_turn:
+        (aw, ax, ay, az), (bw, bx, by, bz) = q0.tolist(), q1.tolist()
+        dot = abs(aw * bw + ax * bx + ay * by + az * bz)
+        if 2.0 * math.acos(dot if dot < 1.0 else 1.0) <= self.max_turn:  # quat_angle, inline
             return q1, False
         rv = quat_to_rotvec(quat_mul(q1, quat_conj(q0)))  # world-frame turn q0 → q1
         angle = math.sqrt(float(rv @ rv))

@@ -11,57 +11,44 @@ not converge → hold the last good command. "Hold" always brakes within ``joint
 every command — stops included — is finite and within every limit. After an XR timeout, and
 after a reset of an arm whose adapter requires it (the real one), the grip must be released
 before the arm moves again. A mock reset drops the anchors and, with the grip still held,
-re-anchors on the next cycle: teleop goes on from the reset pose without a jump.
+re-anchors on the next cycle: teleop goes on from the reset pose without a jump. Engaging from
+rest seeds the limiter and the IK with the measured joints (clamped into the URDF limits), so
+the first command starts from where the arm is, at rest, within the speed/acceleration limits.
+
+Each cycle records its stage times (:mod:`mjscope.teleop.timing`). Another thread may ask for a
+safe stop (:meth:`TeleopArm.request_stop`, the fault policy); the arm acts on it at the start
+of its next cycle. :meth:`TeleopArm.brake` is a cycle that ramps the arm to rest (end of run).
 """
 
 from __future__ import annotations
 
 import logging
-import math
-from typing import NamedTuple
+import time
 
 import numpy as np
 
 from mjscope.bridge.transport.base import Transport
 from mjscope.rig import SideCfg
 from mjscope.teleop.adapters.base import AdapterError, ArmAdapter, Feedback
-from mjscope.teleop.clutch import Clutch
+from mjscope.teleop.arm_channel import ArmChannel
+from mjscope.teleop.cycle import STATES, Cycle
 from mjscope.teleop.ik import ArmIk
-from mjscope.teleop.joint_limits import JointLimiter, JointStep
+from mjscope.teleop.joint_limits import JointStep
 from mjscope.teleop.limits import CartesianLimiter, Workspace
 from mjscope.teleop.poses import Pose, canonical
-from mjscope.teleop.publish import ArmPublisher
-from mjscope.teleop.stats import ArmStats
+from mjscope.teleop.timing import IK, LIMITS, TARGET, XR
 from mjscope.teleop.xr.base import ControllerState
 from mjscope.teleop.xr_input import XrInput
 
 logger = logging.getLogger(__name__)
 
-#: Arm states, as reported per cycle.
-STATES = ("waiting_xr", "idle", "engaged", "xr_timeout", "needs_release", "stopped", "reset")
+__all__ = ["STATES", "Cycle", "TeleopArm"]
+
+RESET_HINT = "press X (left) / A (right) to reset to the initial pose"
+_BUTTON = {"left": "X", "right": "A"}
 
 
-class Cycle(NamedTuple):
-    """What one cycle of one arm did (a row of ``--log``).
-
-    Attributes:
-        t: Time [s].
-        state: One of :data:`STATES`.
-        grip: Grip value (NaN without XR data).
-        trigger: Trigger value (NaN without XR data).
-        target: The limited end-effector target, or ``None`` when not engaged.
-        q: ``(n,)`` the command sent [rad].
-    """
-
-    t: float
-    state: str
-    grip: float
-    trigger: float
-    target: Pose | None
-    q: np.ndarray
-
-
-class TeleopArm:
+class TeleopArm(ArmChannel):
     """The teleop chain of one arm.
 
     Args:
@@ -80,23 +67,16 @@ class TeleopArm:
         adapter: ArmAdapter,
         transport: Transport | None = None,
     ) -> None:
-        self.side, self.cfg, self.ik, self.adapter = side, cfg, ik, adapter
-        self.dt = 1.0 / cfg.control_rate_hz
-        self.clutch = Clutch(cfg.scale_factor, cfg.grip_threshold)
+        super().__init__(side, cfg, ik, adapter, transport)
         self.workspace = Workspace.from_side(cfg)
         self.cartesian = CartesianLimiter(
             self.workspace, cfg.max_linear_speed, cfg.max_orientation_speed, self.dt
         )
-        self.joints = JointLimiter(
-            ik.lower, ik.upper, cfg.joint_speed_limits(), cfg.joint_acc_limits(), self.dt, ik.q
-        )
-        self.stats = ArmStats()
-        self.stopped = ""  # why the arm is in a latched safe stop ("" while it is not)
         self.needs_release = False
         self.initial_ee: Pose | None = None
         self._prev_target: Pose | None = None
         self.xr = XrInput(cfg.xr_timeout_s)
-        self.out = ArmPublisher(transport, cfg)
+        self.refused_why = ""  # the bound that refused the last engagement
 
     # -- start-up -------------------------------------------------------------------------
 
@@ -120,68 +100,52 @@ class TeleopArm:
 
     # -- one cycle ------------------------------------------------------------------------
 
-    def step(self, now: float, ctrl: ControllerState | None) -> Cycle:
+    def step(self, now: float, ctrl: ControllerState | None, rx: float | None = None) -> Cycle:
         """Run one control cycle.
 
         Args:
             now: Time [s], the clock the adapter's feedback is stamped on.
             ctrl: This side's controller if a new XR frame arrived this cycle, else ``None``.
+            rx: When ``ctrl`` was received [s, same clock] (the ``xr`` stage), if known.
 
         Returns:
             What the cycle did.
         """
-        self.stats.cycle(now)
-        fb = self._feedback(now)
-        self._check_feedback(now, fb)
+        row = self.timing.next()
+        t0 = time.perf_counter()
+        fb = self._begin(now)
         if self.stopped:
             return self._stopped_cycle(now, fb)
+        if ctrl is not None and rx is not None:
+            row[XR] = max(0.0, now - rx)
         ctrl = self._xr(now, ctrl)
         if ctrl is not None and self.xr.primary_pressed(ctrl):
             return self._reset(now, ctrl)
         target: Pose | None = None
         if self._engaged(ctrl, fb):
             assert ctrl is not None
-            step, target = self._track(ctrl)
+            step, target = self._track(ctrl, fb)
             state = "engaged"
         else:
             step, state = self._hold(fb), self._idle_state()
-        sent = self._send(step, now)
-        self._publish(self._feedback(now), step.q if sent else None)
+        self._out(step, now, t0)
         return self._record(now, state, ctrl, target, step.q)
 
-    def _feedback(self, now: float) -> Feedback | None:
-        """The adapter's feedback; a lost one (the adapter raises) is a safe stop."""
-        try:
-            return self.adapter.feedback(now)
-        except AdapterError as e:
-            if not self.stopped:
-                self.stats.feedback_timeouts += 1
-                self._stop(f"feedback lost: {e}")
-            return None
-
-    def _check_feedback(self, now: float, fb: Feedback | None) -> None:
+    def brake(self, now: float) -> Cycle:
+        """One cycle of the end of a run: ramp to rest within ``joint_max_acc``, no tracking."""
+        self.timing.next()
+        fb = self._begin(now)
         if self.stopped:
-            return
-        if fb is None or now - fb.stamp > self.cfg.feedback_timeout_s:
-            self.stats.feedback_timeouts += 1
-            self._stop(f"no joint feedback for over {self.cfg.feedback_timeout_s:g} s")
-        elif fb.err:
-            self._stop(f"the arm controller reports error {fb.err:#x}")
-        elif not math.isfinite(float(fb.q.sum())):
-            self._stop("the arm's feedback holds a non-finite angle")
-
-    def _stop(self, why: str) -> None:
-        self.stopped = why
+            return self._stopped_cycle(now, fb)
         self.clutch.release()
-        logger.error("%s arm: safe stop: %s", self.side, why)
-
-    def _stopped_cycle(self, now: float, fb: Feedback | None) -> Cycle:
-        """Brake to rest (still within the limits), then send nothing more."""
+        self._prev_target = None
         sent = False
         if not self.joints.at_rest:
-            sent = self._send(self.joints.brake(), now)
+            step = self.joints.brake()
+            sent = self._send(step, now)
+            self.ik.set_q(self.joints.q)
         self._publish(fb, self.joints.q if sent else None)
-        return self._record(now, "stopped", None, None, self.joints.q)
+        return self._record(now, "braking", None, None, self.joints.q)
 
     def _xr(self, now: float, ctrl: ControllerState | None) -> ControllerState | None:
         """The controller state to act on; a new XR timeout releases the clutch and holds."""
@@ -212,19 +176,30 @@ class TeleopArm:
         if self.needs_release:
             return False
         if not self.clutch.anchored and not self.workspace.contains(self.ik.ee_pose().p):
-            self.stats.engage_refused += 1
-            self.needs_release = True
-            logger.warning(
-                "%s arm: end effector at %s is outside the workspace: not engaging; move it inside "
-                "(or widen workspace_min/max) and press the grip again",
-                self.side,
-                np.round(self.ik.ee_pose().p, 3).tolist(),
-            )
+            self._refuse(self.ik.ee_pose().p)
             return False
         return True
 
-    def _track(self, ctrl: ControllerState) -> tuple[JointStep, Pose]:
+    def _refuse(self, p: np.ndarray) -> None:
+        """Engaging outside the workspace: say which bound, and how to get back."""
+        self.stats.engage_refused += 1
+        self.needs_release = True
+        self.refused_why = self.workspace.violation(p)
+        logger.warning(
+            "%s arm: end effector at %s m is outside the workspace (%s): not engaging; %s "
+            "(%s for this arm), or widen the workspace in the rig config",
+            self.side,
+            np.round(p, 3).tolist(),
+            self.refused_why,
+            RESET_HINT,
+            _BUTTON.get(self.side, "the primary button"),
+        )
+
+    def _track(self, ctrl: ControllerState, fb: Feedback | None) -> tuple[JointStep, Pose]:
+        t0 = time.perf_counter()
         was = self.clutch.anchored
+        if not was and fb is not None and self.joints.at_rest:
+            self._seed(fb.q)  # engage from rest: start where the arm is
         raw = self.clutch.target(Pose(ctrl.pose[:3], canonical(ctrl.pose[3:7])), self.ik.ee_pose)
         if not was or self._prev_target is None:
             self._prev_target = self.clutch.anchor
@@ -232,7 +207,9 @@ class TeleopArm:
         self.stats.engaged_cycles += 1
         limited = self.cartesian.limit(raw, self._prev_target)
         self.stats.clamped(limited.clamps)
+        t1 = time.perf_counter()
         result = self.ik.solve(limited.pose)
+        t2 = time.perf_counter()
         if result.ok:
             self._prev_target = limited.pose
             step = self.joints.step(result.q)
@@ -240,8 +217,17 @@ class TeleopArm:
             self.stats.ik_rejects[result.reason] += 1
             step = self.joints.brake()
         self.stats.clamped(step.clamps)
-        self.ik.set_q(step.q)
+        if not result.ok or step.clamps:  # else the model is at the command (to round-off)
+            self.ik.set_q(step.q)
+        row = self.timing.row
+        row[TARGET], row[IK], row[LIMITS] = t1 - t0, t2 - t1, time.perf_counter() - t2
         return step, limited.pose
+
+    def _seed(self, q_measured: np.ndarray) -> None:
+        """The limiter and the IK at the measured joints, clamped into the URDF limits."""
+        q = np.clip(q_measured, self.ik.lower, self.ik.upper)
+        self.joints.reset(q)
+        self.ik.set_q(self.joints.q)
 
     def _hold(self, fb: Feedback | None) -> JointStep:
         self.clutch.release()
@@ -271,33 +257,3 @@ class TeleopArm:
         return self._record(now, "reset", ctrl, None, self.joints.q)
 
     # -- output ---------------------------------------------------------------------------
-
-    def _send(self, step: JointStep, now: float) -> bool:
-        try:
-            self.adapter.send(step.q, now)
-        except AdapterError as e:
-            self._stop(f"command not sent: {e}")
-            self.joints.reset(self.joints.q)  # at rest: nothing more will be sent
-            return False
-        self.stats.commanded(step.v, step.acc)
-        return True
-
-    def _publish(self, fb: Feedback | None, q_cmd: np.ndarray | None) -> None:
-        self.out.publish(fb.q if fb is not None else None, q_cmd)
-
-    def _record(
-        self,
-        now: float,
-        state: str,
-        ctrl: ControllerState | None,
-        target: Pose | None,
-        q: np.ndarray,
-    ) -> Cycle:
-        grip = ctrl.grip if ctrl is not None else float("nan")
-        trigger = ctrl.trigger if ctrl is not None else float("nan")
-        return Cycle(now, state, grip, trigger, target, q)
-
-    def close(self) -> None:
-        """Close the adapter and the publishers (never moves the arm)."""
-        self.adapter.close()
-        self.out.close()

@@ -130,9 +130,19 @@ def mat_to_quat(R: np.ndarray) -> np.ndarray:
 
 def pose_to_matrix(pose: Pose) -> np.ndarray:
     """:class:`Pose` → ``(4, 4)`` homogeneous transform ``T_world_ee``."""
-    r = _mat_rows(pose.q)
-    x, y, z = pose.p.tolist()
-    return np.array([[*r[0], x], [*r[1], y], [*r[2], z], [0.0, 0.0, 0.0, 1.0]])
+    return np.array(pose_to_flat(pose)).reshape(4, 4)
+
+
+def pose_to_flat(pose: Pose) -> list[float]:
+    """:class:`Pose` → ``T_world_ee`` as 16 floats, row-major (plain floats: fast at 1 kHz)."""
+    w, x, y, z = pose.q.tolist()
+    px, py, pz = pose.p.tolist()
+    return [
+        1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w), px,
+        2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w), py,
+        2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y), pz,
+        0.0, 0.0, 0.0, 1.0,
+    ]  # fmt: skip
 
 
 def matrix_to_pose(T: np.ndarray) -> Pose:

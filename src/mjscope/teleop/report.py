@@ -11,8 +11,11 @@ from typing import IO, Any
 import numpy as np
 
 from mjscope.paths import atomic_path
-from mjscope.teleop.node import Cycle, TeleopArm
+from mjscope.teleop.cycle import Cycle
+from mjscope.teleop.node import TeleopArm
 from mjscope.teleop.poses import Pose
+from mjscope.teleop.timing import STAGES
+from mjscope.teleop.worker import LoopStats
 
 #: ``--log`` columns before the commanded joints ``q1 .. qn`` [rad].
 LOG_COLUMNS = (
@@ -29,6 +32,8 @@ LOG_COLUMNS = (
     "target_qy",
     "target_qz",
 )
+#: ``--log`` columns after the joints: each stage's time in the cycle [µs] (empty: not run).
+STAGE_COLUMNS = tuple(f"{s}_us" for s in STAGES)
 
 
 def pose_dict(pose: Pose | None) -> dict[str, list[float]] | None:
@@ -85,6 +90,8 @@ def arm_report(arm: TeleopArm) -> dict[str, Any]:
         "xr_timeouts": st.xr_timeouts,
         "feedback_timeouts": st.feedback_timeouts,
         "engage_refused": st.engage_refused,
+        "engage_refused_why": arm.refused_why or None,
+        "stages": arm.timing.summary(),
         "safe_stop": arm.stopped or None,
         "limits": limits_dict(arm),
         "max_joint_speed": _peak(names, st.max_speed),
@@ -128,7 +135,8 @@ class CycleLog:
         tmp = self._stack.enter_context(atomic_path(self.path))
         self._file = self._stack.enter_context(tmp.open("w", newline="", encoding="utf-8"))
         self._writer = csv.writer(self._file)
-        self._writer.writerow([*LOG_COLUMNS, *(f"q{i + 1}" for i in range(self.n))])
+        q_cols = (f"q{i + 1}" for i in range(self.n))
+        self._writer.writerow([*LOG_COLUMNS, *q_cols, *STAGE_COLUMNS])
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -138,9 +146,26 @@ class CycleLog:
         """Write one cycle of ``side``."""
         target = c.target.as_array().tolist() if c.target is not None else [math.nan] * 7
         q = c.q.tolist() + [math.nan] * (self.n - c.q.size)
+        stages = [v * 1e6 for v in c.stages] if c.stages else [math.nan] * len(STAGES)
         row = [f"{c.t:.6f}", side, c.state, _num(c.grip), _num(c.trigger)]
-        self._writer.writerow(row + [_num(v) for v in target + q])
+        self._writer.writerow(row + [_num(v) for v in target + q] + [_us(v) for v in stages])
         self.rows += 1
+
+
+def _us(v: float) -> str:
+    return "" if math.isnan(v) else f"{v:.1f}"
+
+
+def loop_dict(st: LoopStats) -> dict[str, Any]:
+    """A worker's (or the summed) timing for the report."""
+    return {
+        "ticks": st.ticks,
+        "missed": st.missed,
+        "over_budget": st.over_budget,
+        "worst_compute_ms": round(st.worst_compute_s * 1e3, 3),
+        "duration_s": round(st.duration_s, 3),
+        "slow_warnings": st.slow_warnings,
+    }
 
 
 def _num(v: float) -> str:

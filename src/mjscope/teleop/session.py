@@ -22,13 +22,14 @@ from rich.console import Console
 from mjscope.bridge.transport import open_transport
 from mjscope.bridge.transport.base import Transport
 from mjscope.exceptions import MjscopeError
-from mjscope.paths import check_writable, write_json
+from mjscope.paths import STDOUT, check_writable, write_json
 from mjscope.rig import RigCfg, check_rig_cfg, load_rig_cfg, map_prefixes, select_sides
-from mjscope.signals import stop_on_sigterm
+from mjscope.signals import INTERRUPTS, exit_code, stop_on_sigterm
 from mjscope.teleop.build import MODES, build_arm, configure_controller, make_adapter
 from mjscope.teleop.loop import Teleop
 from mjscope.teleop.node import TeleopArm
-from mjscope.teleop.report import CycleLog, arm_report
+from mjscope.teleop.report import CycleLog, arm_report, loop_dict
+from mjscope.teleop.summary import print_end, print_summary
 from mjscope.teleop.urdf import read_urdf
 from mjscope.teleop.xr.base import XrSource
 
@@ -72,6 +73,8 @@ class TeleopCmdCfg:
         right_addr: ``--real``: right controller ``HOST:PORT``.
         viewer: Mirror window: ``auto``, ``none`` or ``native`` (with ``mujoco``).
         record: Mirror video ``.mp4``/``.gif`` (with ``mujoco``).
+        isolate_faults: A safe stop of one arm leaves the other running (the seed's per-node
+            semantics; exit 1 at the end). Default: both stop and the run ends at once.
     """
 
     arm: str = "both"
@@ -94,6 +97,7 @@ class TeleopCmdCfg:
     right_addr: str | None = None
     viewer: str = "auto"
     record: str | None = None
+    isolate_faults: bool = False
 
 
 def check_cmd_cfg(cfg: TeleopCmdCfg) -> None:
@@ -166,7 +170,8 @@ def run_teleop(cfg: TeleopCmdCfg, con: Console, companion: Companion | None = No
         companion: The mirror for ``--mujoco`` (started on the run's transport).
 
     Returns:
-        0, or 1 when an arm ended in a safe stop (lost feedback, a controller error).
+        0; 1 when an arm ended in a safe stop (lost feedback, a closed connection, a controller
+        error); 130 when Ctrl-C or SIGTERM ended the run (the arms braked to rest first).
 
     Raises:
         MjscopeError: A bad option, config, model, address or output path (checked before any
@@ -176,7 +181,7 @@ def run_teleop(cfg: TeleopCmdCfg, con: Console, companion: Companion | None = No
     if cfg.mujoco and companion is None:
         raise MjscopeError("--mujoco needs the mirror; run it through the mjscope command")
     rig = load_rig(cfg)
-    report_path = _out(cfg.report, ".json")
+    report_path = check_writable(cfg.report) if cfg.report == STDOUT else _out(cfg.report, ".json")
     log_path = _out(cfg.log, ".csv")
     root = read_urdf(cfg.urdf)
     kind = cfg.transport or "dds"
@@ -194,25 +199,30 @@ def run_teleop(cfg: TeleopCmdCfg, con: Console, companion: Companion | None = No
         if companion is not None:
             companion.start(transport, rig)
             stack.callback(lambda: result.update(mirror=companion.stop()))
-        _announce(con, cfg, kind, rig)
-        _run(teleop, cfg)
+        stop = threading.Event()  # SIGTERM sets it: the run ends as on Ctrl-C
+        try:
+            with stop_on_sigterm(stop):
+                _announce(con, cfg, kind, rig)
+                _run(teleop, cfg, stop)
+        except KeyboardInterrupt:  # before the run took it (during it, the arms brake first)
+            teleop.interrupted = True
+        if teleop.interrupted:
+            INTERRUPTS.note()
     report = session_report(cfg, kind, teleop, result.get("mirror"))
     if report_path is not None:
         write_json(report_path, report)
     print_summary(con, report, report_path, log_path)
-    return 1 if teleop.stopped else 0
+    print_end(con, teleop.fault, teleop.interrupted, cfg.isolate_faults)
+    # Ctrl-C/SIGTERM always cut a teleop run (130, after the brake): the issue's rule, even
+    # without --duration (unlike a mirror, whose normal end Ctrl-C is).
+    return exit_code(failed=bool(teleop.stopped), endless=False)
 
 
-def _run(teleop: Teleop, cfg: TeleopCmdCfg) -> None:
+def _run(teleop: Teleop, cfg: TeleopCmdCfg, stop: threading.Event) -> None:
     teleop.start(time.monotonic())
     for arm in teleop.arms.values():
         configure_controller(arm)
-    stop = threading.Event()
-    try:
-        with stop_on_sigterm(stop):
-            teleop.run(cfg.duration, stop)
-    except KeyboardInterrupt:
-        pass  # Ctrl-C ends the run like --duration; the outputs are still written
+    teleop.run(cfg.duration, stop, isolate_faults=cfg.isolate_faults)
 
 
 def _out(path: str | None, suffix: str) -> Path | None:
@@ -241,39 +251,34 @@ def session_report(
     return {
         "mode": cfg.mode,
         "arm": cfg.arm,
-        "xr": {"kind": cfg.xr, "frames": teleop.frames, "rejects": dict(teleop.xr.rejects)},
+        "xr": xr_dict(cfg, teleop),
         "transport": kind,
-        "loop": {
-            "ticks": lp.ticks,
-            "missed": lp.missed,
-            "over_budget": lp.over_budget,
-            "worst_compute_ms": round(lp.worst_compute_s * 1e3, 3),
-            "duration_s": round(lp.duration_s, 3),
-        },
-        "sides": {name: arm_report(arm) for name, arm in teleop.arms.items()},
+        "loop": loop_dict(lp),
+        "fault_policy": "isolate" if cfg.isolate_faults else "stop_all",
+        "fault": dict(zip(("side", "cause"), teleop.fault, strict=True)) if teleop.fault else None,
+        "interrupted": teleop.interrupted,
+        "sides": {name: side_report(teleop, name) for name in teleop.arms},
         "mujoco": mirror,
     }
 
 
-def print_summary(
-    con: Console, report: dict[str, Any], report_path: Path | None, log_path: Path | None
-) -> None:
-    """Per side: cycles, rate, clutch, resets, IK rejects, clamps, timeouts, safe stop."""
-    for side, r in report["sides"].items():
-        clamps = {k: v for k, v in r["clamps"].items() if v} or "none"
-        con.print(
-            f"{side:>6}: {r['cycles']} cycles ({r['rate_hz']:.1f} Hz), {r['clutch_engagements']} "
-            f"engagements, {r['resets']} resets, QP failures {r['qp_failures']}, clamps {clamps}, "
-            f"XR timeouts {r['xr_timeouts']}, feedback timeouts {r['feedback_timeouts']}",
-            soft_wrap=True,
-        )
-        if r["safe_stop"]:
-            con.print(f"[red]{side}: safe stop: {r['safe_stop']}[/]", soft_wrap=True)
-    mirror = report.get("mujoco")
-    if mirror and mirror.get("error"):
-        con.print(f"[yellow]MuJoCo mirror: {mirror['error']} (teleop was not affected)[/]")
-    if mirror and mirror.get("record"):
-        con.print(f"wrote {mirror['record']}")
-    for p in (report_path, log_path):
-        if p is not None:
-            con.print(f"wrote {p}")
+def xr_dict(cfg: TeleopCmdCfg, teleop: Teleop) -> dict[str, Any]:
+    """The XR input's counters: frames, rejects by reason, superseded datagrams, poll cost."""
+    hub = teleop.hub
+    return {
+        "kind": cfg.xr,
+        "frames": teleop.frames,
+        "rejects": dict(teleop.xr.rejects),
+        "dropped": int(getattr(teleop.xr, "dropped", 0)),
+        "worst_poll_ms": round(hub.worst_poll_s * 1e3, 3) if hub is not None else None,
+        "error": (hub.error or None) if hub is not None else None,
+    }
+
+
+def side_report(teleop: Teleop, side: str) -> dict[str, Any]:
+    """One side's report, with its worker's timing when it ran on one."""
+    r = arm_report(teleop.arms[side])
+    w = teleop.workers.get(side)
+    if w is not None:
+        r["loop"] = loop_dict(w.stats)
+    return r

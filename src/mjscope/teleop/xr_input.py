@@ -40,7 +40,7 @@ class XrInput:
         Returns:
             The newest state while fresh; ``None`` before the first frame and during a timeout.
         """
-        if ctrl is not None and math.isfinite(float(np.sum(ctrl.pose))):
+        if ctrl is not None and math.isfinite(sum(np.asarray(ctrl.pose, dtype=float).tolist())):
             self._ctrl, self._last, self.ever, self.timed_out = ctrl, now, True, False
             return ctrl
         if self.ever and now - self._last > self.timeout_s:

@@ -106,6 +106,17 @@ class HqpController(FrameController):
         preload_force: Contact preload along the tool z axis [N].
         contact_threshold: Force that switches the preload on [N].
         iter_limit: daqp iteration cap per QP.
+        implicit_damping: ``Δt · damping`` per joint [kg·m²] when the simulator integrates the
+            joint damping implicitly (MuJoCo ``implicit``/``implicitfast``): the step then
+            realises ``(M + Δt D) q̈ = …``, so the torque rows use ``M + Δt D`` and the predicted
+            acceleration is the one MuJoCo integrates (``None``: explicit damping).
+        torque_uncertainty: Bound ``u`` on the joint torque the model cannot predict [N·m];
+            (nv,) — e.g. ``(1 + scale) · frictionloss``: MuJoCo's friction loss is a soft
+            constraint whose torque lies anywhere in ``[−f, f]``, not the feed-forward's
+            sign model. The acceleration box shrinks by ``|M⁻¹| u`` per joint so that the
+            realised acceleration (and the velocity and position it integrates to) stays inside
+            the limits whatever that torque is (``robust_infeasible`` counts the periods where
+            the box is narrower than the uncertainty: its midpoint is then used).
 
     Raises:
         ConfigError: Unknown force source, or limits/gains of the wrong size.
@@ -127,6 +138,8 @@ class HqpController(FrameController):
         preload_force: float = 0.0,
         contact_threshold: float = 1.0,
         iter_limit: int = 100,
+        implicit_damping: npt.ArrayLike | None = None,
+        torque_uncertainty: npt.ArrayLike | None = None,
     ) -> None:
         if force_source not in FORCE_SOURCES:
             raise ConfigError(f"hqp force_source {force_source!r} unknown; valid: sensor, observer")
@@ -178,7 +191,15 @@ class HqpController(FrameController):
         self._box = JointBox(limits, self.dt)  # the joint-acceleration box
         self._A2 = self._qp2.A  # [M; J] rows of level 2
         self._A2_M, self._A2_J = self._A2[:nv], self._A2[nv:]
-        self._M = self._A2_M  # the sensor source's M is built in place there; (nv, nv)
+        imp = None if implicit_damping is None else np.asarray(implicit_damping, float)
+        self._imp = imp if imp is not None and np.count_nonzero(imp) else None
+        # The sensor source's M is built in place in level 2's rows unless those rows hold
+        # M + Δt D (implicit damping); (nv, nv).
+        self._M = self._A2_M if self._imp is None else np.zeros((nv, nv))
+        self._Mt = np.zeros((nv, nv))  # M + Δt D (torque rows) when implicit
+        unc = None if torque_uncertainty is None else np.asarray(torque_uncertainty, float)
+        self._unc = unc if unc is not None and np.count_nonzero(unc) else None
+        self._eye = np.eye(nv)
         self._bl2_task, self._bu2_task = b2l[2 * nv :], b2u[2 * nv :]
         self._qp2.H = self._H2 = np.zeros((nv, nv))
         self.stats: dict[str, int] = {}
@@ -196,7 +217,8 @@ class HqpController(FrameController):
         self.qdd1 = np.zeros(self.model.nv)  # level 1's solution [rad/s²]
         self.F_used = np.zeros(6)
         self.stats = {"steps": 0, "level1_quadprog": 0, "level1_infeasible": 0,
-                      "task_yield": 0, "level2_failed": 0, "hold": 0}  # fmt: skip
+                      "task_yield": 0, "level2_failed": 0, "hold": 0,
+                      "robust_infeasible": 0}  # fmt: skip
         if self.observer is not None:
             self.observer.reset()
 
@@ -243,13 +265,20 @@ class HqpController(FrameController):
         b = self._task_target(reference, oMf, J, dJ, M, F, JtF, v)
         self._box.write(q, v, self._qp1.x_lb, self._qp1.x_ub)  # level 1's box
         self._torque_bounds(h, JtF)  # into level 1's rows
-        qdd = self._solve(J, M, b, q, v)
+        Mt = M
+        if self._imp is not None:  # the torque rows: M + Δt D (see implicit_damping)
+            Mt = self._Mt
+            np.copyto(Mt, M)
+            Mt.flat[:: len(v) + 1] += self._imp
+        if self._unc is not None:
+            self._shrink_box(Mt)
+        qdd = self._solve(J, M, b, q, v, Mt)
         self.stats["steps"] += 1
         if qdd is None:  # nothing solved: hold the previous torque within the limits
             self.stats["hold"] += 1
             tau = np.clip(self.tau_prev, -self._tau_hi, self._tau_hi)
         else:
-            tau = M.dot(qdd)
+            tau = Mt.dot(qdd)
             tau += h
             tau -= JtF
             np.minimum(np.maximum(tau, self._tau_lo, out=tau), self._tau_hi, out=tau)  # solver tol.
@@ -349,21 +378,46 @@ class HqpController(FrameController):
         np.add(lo, shift, out=self._qp1.lb)
         np.add(hi, shift, out=self._qp1.ub)
 
+    def _shrink_box(self, Mt: np.ndarray) -> None:
+        """Shrink level 1's box by ``|Mt⁻¹| u`` (see ``torque_uncertainty``)."""
+        lo, hi = self._qp1.x_lb, self._qp1.x_ub
+        _, Minv, info = dposv(Mt, self._eye)
+        if info != 0:  # not positive definite: leave the box (never seen on a scene)
+            return
+        delta = np.abs(Minv).dot(self._unc)
+        hi -= delta
+        lo += delta
+        narrow = lo > hi
+        if np.count_nonzero(narrow):
+            self.stats["robust_infeasible"] += 1
+            mid = 0.5 * (lo + hi)
+            np.copyto(lo, mid, where=narrow)
+            np.copyto(hi, mid, where=narrow)
+
     def _solve(
-        self, J: np.ndarray, M: np.ndarray, b: np.ndarray, q: np.ndarray, v: np.ndarray
+        self,
+        J: np.ndarray,
+        M: np.ndarray,
+        b: np.ndarray,
+        q: np.ndarray,
+        v: np.ndarray,
+        Mt: np.ndarray,
     ) -> np.ndarray | None:
-        """Level 1, then level 2 in its null space; ``None`` when nothing can be solved."""
+        """Level 1, then level 2 in its null space; ``None`` when nothing can be solved.
+
+        ``M`` weighs the objectives, ``Mt`` (``M`` or ``M + Δt D``) maps q̈ to torque rows.
+        """
         qp1, nv = self._qp1, self.model.nv
         qp1.H = J.T.dot(J)
         qp1.H += self.gains.reg * M
         qp1.f = -b.dot(J)
-        qp1.A = M
+        qp1.A = Mt
         r1 = qp1.solve()
         if r1.solver == "quadprog":
             self.stats["level1_quadprog"] += 1
         if not r1.solved:
             self.stats["level1_infeasible"] += 1
-            return self._hold_torque_limits(qp1, M)
+            return self._hold_torque_limits(qp1, Mt)
         qdd1 = self.qdd1 = r1.x
         g = self.gains
         tau0 = self._kp_null * (self.q_null - q)
@@ -375,8 +429,8 @@ class HqpController(FrameController):
         qp2 = self._qp2
         np.add(M, self._reg_I, out=self._H2)
         qp2.f = np.negative(tau0, out=tau0)
-        if M is not self._A2_M:  # the observer's M
-            self._A2_M[:] = M
+        if Mt is not self._A2_M:  # the observer's M, or M + Δt D
+            self._A2_M[:] = Mt
         self._A2_J[:] = J  # [box; torque rows] are shared with level 1 already
         self._bl2_task[:] = self._bu2_task[:] = J.dot(qdd1)  # task rows: J q̈ = J q̈₁*
         r2 = qp2.solve()
@@ -414,6 +468,8 @@ class HqpController(FrameController):
         q_null: npt.ArrayLike,
         dt: float,
         frame: str = "eef",
+        implicit_damping: npt.ArrayLike | None = None,
+        torque_uncertainty: npt.ArrayLike | None = None,
         **limit_kwargs: Any,
     ) -> HqpController:
         """From a scene's ``ControllerCfg`` (``impedance`` and ``hqp`` sections).
@@ -425,6 +481,8 @@ class HqpController(FrameController):
             q_null: Posture [rad]; (nq,).
             dt: Control period [s].
             frame: End-effector frame.
+            implicit_damping: See :class:`HqpController`.
+            torque_uncertainty: See :class:`HqpController`.
             **limit_kwargs: :meth:`JointLimits.from_model` keywords (``v_max``, ``a_max``,
                 ``margin``, ``brake_acc``, ``tau_margin``, ``tau_rate``); they override the
                 section's optional fields of :data:`CFG_LIMIT_FIELDS` and its
@@ -443,4 +501,6 @@ class HqpController(FrameController):
             ki = getattr(hq, "observer_ki", 0.0)
             observer = MomentumObserver(model, dt, hq.observer_gain, ki, frame=frame)
         return cls(model, frame, gains, limits, q_null, dt, hq.force_source, observer,
-                   hq.preload_force, getattr(hq, "contact_threshold", 1.0))  # fmt: skip
+                   hq.preload_force, getattr(hq, "contact_threshold", 1.0),
+                   implicit_damping=implicit_damping,
+                   torque_uncertainty=torque_uncertainty)  # fmt: skip

@@ -8,31 +8,14 @@ loses feedback raises :class:`AdapterError` — never a fallback to the mock.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
 from mjscope.exceptions import MjscopeError
+from mjscope.teleop.feedback import AdapterError, Feedback
 
-
-class AdapterError(MjscopeError):
-    """The arm cannot be reached, refused a command, or its feedback stopped (a safe stop)."""
-
-
-@dataclass(frozen=True)
-class Feedback:
-    """The newest joint state of an arm.
-
-    Attributes:
-        q: ``(n,)`` joint positions [rad], in the adapter's ``joint_names`` order.
-        stamp: When it was received, on the caller's monotonic clock [s].
-        err: The controller's error code (0 = none).
-    """
-
-    q: np.ndarray
-    stamp: float
-    err: int = 0
+__all__ = ["AdapterError", "ArmAdapter", "Feedback"]
 
 
 class ArmAdapter(ABC):

@@ -53,7 +53,7 @@ class MockRealManAdapter(ArmAdapter):
         v = np.asarray(q, dtype=float)
         if not self.connected:
             raise AdapterError(f"mock {self.side} arm: send before connect")
-        if v.shape != self._q.shape or not math.isfinite(float(v.sum())):
+        if v.shape != self._q.shape or not math.isfinite(sum(v.tolist())):
             raise AdapterError(
                 f"mock {self.side} arm: bad command {v!r}; need {self._q.size} finite"
             )

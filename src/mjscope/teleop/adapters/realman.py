@@ -26,7 +26,7 @@ from mjscope.teleop.adapters.base import AdapterError, ArmAdapter, Feedback
 from mjscope.teleop.realman.config import DEFAULT_ADDRESS, RealManCfg, parse_address
 from mjscope.teleop.realman.feedback import FeedbackSource, PushReceiver, start_feedback
 from mjscope.teleop.realman.limits import SetCommand, joint_limit_commands, tool_limit_commands
-from mjscope.teleop.realman.link import CommandLink
+from mjscope.teleop.realman.link import CommandLink, Waiter
 from mjscope.teleop.realman.messages import (
     ARRIVAL_STATE,
     JointReport,
@@ -178,13 +178,31 @@ class RealManAdapter(ArmAdapter):
                     f"{np.round(np.degrees(self.initial_q), 3).tolist()} deg (error "
                     f"0x{err:04X}; 0x1002 = beyond a joint limit); fix initial_joint_pose_deg"
                 )
-            done = link.wait(arrival, self.cfg.reset_timeout_s, "arrival at the initial pose")
+            done = self._await_arrival(link, arrival)
         finally:
             link.forget(arrival)
         if done.get("trajectory_state") is not True:
             raise AdapterError(f"{self.where}: the reset move ended without arriving: {done}")
         self._wait_feedback(after=self.clock(), within_s=FIRST_FEEDBACK_S)
         self._check_at_initial_pose()
+
+    def _await_arrival(self, link: CommandLink, arrival: Waiter) -> dict[str, Any]:
+        """The arrival message of a reset; lost feedback meanwhile ends the wait at once.
+
+        Raises:
+            AdapterError: The feedback went stale (within ``feedback_timeout_s``), the
+                connection closed, or no arrival within ``reset_timeout_s``.
+        """
+        deadline = time.monotonic() + self.cfg.reset_timeout_s
+        slice_s = min(0.02, self.cfg.feedback_timeout_s / 4)
+        while not arrival.event.wait(slice_s) and time.monotonic() < deadline:
+            self._fresh(self.clock())  # raises on lost feedback or a closed connection
+        if not arrival.event.is_set():
+            raise AdapterError(
+                f"{self.where}: no arrival at the initial pose within "
+                f"{self.cfg.reset_timeout_s:g} s; the controller stopped answering"
+            )
+        return link.wait(arrival, 0.0, "arrival at the initial pose")
 
     def configure_limits(
         self,
@@ -222,6 +240,10 @@ class RealManAdapter(ArmAdapter):
         )
         for cmd in todo:
             self._set(cmd)
+
+    def ack_after(self, t: float) -> float | None:
+        """When the arm's first report after ``t`` arrived [s] (the ``ack`` stage of a cycle)."""
+        return self._fb.first_after(t) if self._fb is not None else None
 
     @property
     def push_address(self) -> tuple[str, int] | None:

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import socket
 import threading
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable
 
-from mjscope.teleop.adapters.base import AdapterError, Feedback
+from mjscope.teleop.feedback import AdapterError, Feedback
 from mjscope.teleop.realman.config import RealManCfg
 from mjscope.teleop.realman.link import CommandLink
 from mjscope.teleop.realman.messages import (
@@ -49,6 +49,7 @@ class FeedbackSource:
         self.bad = bad
         self.status = ""
         self._newest: Feedback | None = None
+        self._stamps: deque[float] = deque(maxlen=16)  # arrival of the newest reports [s]
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -58,10 +59,17 @@ class FeedbackSource:
         with self._lock:
             return self._newest
 
+    def first_after(self, t: float) -> float | None:
+        """Arrival [s] of the first report received after ``t`` (``None``: none yet)."""
+        with self._lock:
+            later = [s for s in self._stamps if s > t]
+        return min(later) if later else None
+
     def _store(self, report: JointReport) -> None:
         fb = Feedback(q=wire_to_rad(report.joints), stamp=self.clock(), err=report.err)
         with self._lock:
             self._newest = fb
+            self._stamps.append(fb.stamp)
             self.received += 1
             self.status = report.status
 

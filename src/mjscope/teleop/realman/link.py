@@ -14,7 +14,7 @@ import threading
 from collections import Counter
 from typing import Any
 
-from mjscope.teleop.adapters.base import AdapterError
+from mjscope.teleop.feedback import AdapterError
 from mjscope.teleop.realman.protocol import (
     MAX_REPLY_BYTES,
     LineFramer,

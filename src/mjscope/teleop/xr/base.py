@@ -8,6 +8,7 @@ bounds sizes, drops a malformed message whole and counts it by reason in ``rejec
 
 from __future__ import annotations
 
+import time
 from abc import ABC, abstractmethod
 from collections import Counter
 from dataclasses import dataclass
@@ -109,6 +110,10 @@ class XrSource(ABC):
         Args:
             now: The caller's clock [s] (monotonic; a replay source plays against it).
         """
+
+    def wait(self, timeout_s: float) -> None:
+        """Wait up to ``timeout_s`` [s] for new data (here: just that long; UDP wakes early)."""
+        time.sleep(timeout_s)
 
     def close(self) -> None:  # noqa: B027  (optional hook)
         """Release sockets or SDK handles."""

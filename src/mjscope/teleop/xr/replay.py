@@ -32,9 +32,7 @@ import json
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import yaml
-
-from mjscope.config import package_data_path
+from mjscope.config import package_data_path, read_yaml_any
 from mjscope.exceptions import ConfigError
 from mjscope.teleop.xr.base import XrFrame, XrSource
 from mjscope.teleop.xr.fields import XrMessageError, controller, number, pose_world, pose_xr
@@ -46,8 +44,6 @@ SIDE_KEYS = ("pose", "grip", "trigger", "primary", "secondary", "menu", "axis", 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 YAML_SUFFIXES = (".yaml", ".yml")
 MAX_T_S = 1e7
-#: The safe loader, in C when PyYAML has it (a demo file loads 10x faster).
-_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class ReplayRow(NamedTuple):
@@ -141,10 +137,7 @@ def _read_jsonl(path: Path) -> tuple[str, list[tuple[str, Any]]]:
 
 
 def _read_yaml(path: Path) -> tuple[str, list[tuple[str, Any]]]:
-    try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_SAFE_LOADER)
-    except yaml.YAMLError as e:
-        raise ConfigError(f"{path}: not valid YAML: fix the syntax") from e
+    data = read_yaml_any(path)  # mjscope's one YAML loader: size and depth capped
     if isinstance(data, list):
         data = {"rows": data}
     if not isinstance(data, dict):

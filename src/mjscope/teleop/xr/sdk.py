@@ -3,14 +3,22 @@
 ``init()`` connects over gRPC to the PC service on the fixed address 127.0.0.1:60061. Without a
 service every getter returns zeros and the time stamp stays 0: a zero stamp means "no XR data"
 and :meth:`SdkXrSource.poll` returns ``None``; a stamp that does not advance is no new frame.
-Buttons: X/Y are the left primary/secondary, A/B the right ones. The SDK itself prints a few
-connection lines to stdout.
+Buttons: X/Y are the left primary/secondary, A/B the right ones. The SDK prints connection
+lines from C++ straight to the process's stdout; :func:`captured_stdio` takes what it prints
+during ``init()`` and ``close()`` off file descriptors 1 and 2 and logs it at debug level, so
+it never mixes into mjscope's output.
 """
 
 from __future__ import annotations
 
+import ctypes
 import importlib
 import logging
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
 
@@ -26,6 +34,40 @@ INSTALL_HINT = (
 )
 #: (side, primary getter, secondary getter)
 _BUTTONS = (("left", "get_X_button", "get_Y_button"), ("right", "get_A_button", "get_B_button"))
+
+
+@contextmanager
+def captured_stdio(what: str) -> Iterator[None]:
+    """Route what native code writes to fds 1 and 2 into the debug log while inside.
+
+    Args:
+        what: Names the source in the log lines.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    with tempfile.TemporaryFile() as tmp:
+        saved = (os.dup(1), os.dup(2))
+        try:
+            os.dup2(tmp.fileno(), 1)
+            os.dup2(tmp.fileno(), 2)
+            yield
+        finally:
+            _flush_c_stdio()
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            for fd in saved:
+                os.close(fd)
+            tmp.seek(0)
+            for line in tmp.read(65536).decode("utf-8", "replace").splitlines():
+                if line.strip():
+                    log.debug("%s: %s", what, line.rstrip())
+
+
+def _flush_c_stdio() -> None:
+    try:
+        ctypes.CDLL(None).fflush(None)
+    except (OSError, AttributeError):  # no C library handle (not on this platform)
+        pass
 
 
 def import_sdk() -> ModuleType:
@@ -90,7 +132,8 @@ class SdkXrSource(XrSource):
         super().__init__()
         self._sdk: Any = import_sdk() if sdk is None else sdk
         try:
-            self._sdk.init()
+            with captured_stdio("XRoboToolkit SDK"):
+                self._sdk.init()
         except Exception as e:  # a pybind RuntimeError: hide the backend's type
             raise MjscopeError(f"XRoboToolkit SDK init() failed: {e}; is the PC service up?") from e
         self._open = True
@@ -124,4 +167,5 @@ class SdkXrSource(XrSource):
         """``close()`` the SDK (once)."""
         if self._open:
             self._open = False
-            self._sdk.close()
+            with captured_stdio("XRoboToolkit SDK"):
+                self._sdk.close()

@@ -2,15 +2,22 @@
 
 The socket is bound to 127.0.0.1 unless told otherwise (binding another address lets anyone
 on that network move the robot). Each :meth:`UdpXrSource.poll` drains the non-blocking socket
-(at most ``max_per_poll`` datagrams) and returns the newest valid frame; a malformed datagram is
-dropped and counted in ``rejects`` by reason (see :mod:`mjscope.teleop.xr.message`). Feed it
-without a headset with :func:`mjscope.teleop.xr.sender.send_udp_frames`.
+without parsing what it drains (at most ``max_per_poll`` datagrams and ``max_poll_s``), keeps
+the newest few, and parses from the newest back only until it has both sides: one datagram
+when the newest is valid and carries both controllers. The rest are superseded — counted in
+``dropped``, never parsed — so a flood costs a receive per datagram, not a parse. A malformed
+datagram that is parsed is dropped and counted in ``rejects`` by reason (see
+:mod:`mjscope.teleop.xr.message`). Feed it without a headset with
+:func:`mjscope.teleop.xr.sender.send_udp_frames`.
 """
 
 from __future__ import annotations
 
 import logging
+import select
 import socket
+import time
+from collections import deque
 
 from mjscope.exceptions import MjscopeError
 from mjscope.teleop.xr.base import XrFrame, XrSource
@@ -21,6 +28,8 @@ log = logging.getLogger(__name__)
 
 #: Largest accepted datagram [bytes]; a bigger one is rejected as ``too_large``.
 MAX_DATAGRAM_BYTES = 65536
+MAX_POLL_S = 0.001  # one poll drains for at most this long [s]
+KEEP = 4  # newest datagrams a poll keeps for parsing (the rest are superseded)
 _LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
 
@@ -53,10 +62,12 @@ class UdpXrSource(XrSource):
         host: Address to bind; ``127.0.0.1`` unless the sender is on another machine.
         max_bytes: Largest accepted datagram [bytes].
         max_per_poll: Most datagrams read in one poll (the rest wait for the next).
+        max_poll_s: Longest one poll drains the socket [s].
 
     Attributes:
         port: The bound port.
         host: The bound address.
+        dropped: Datagrams superseded by a newer one in the same poll (never parsed).
     """
 
     def __init__(
@@ -65,6 +76,7 @@ class UdpXrSource(XrSource):
         host: str = "127.0.0.1",
         max_bytes: int = MAX_DATAGRAM_BYTES,
         max_per_poll: int = 1024,
+        max_poll_s: float = MAX_POLL_S,
     ) -> None:
         super().__init__()
         if max_bytes < 1 or max_per_poll < 1:
@@ -76,6 +88,9 @@ class UdpXrSource(XrSource):
         self.host, self.port = self._sock.getsockname()[:2]
         self.max_bytes = max_bytes
         self.max_per_poll = max_per_poll
+        self.max_poll_s = max_poll_s
+        self.dropped = 0
+        self._parsed = 0
         if host not in _LOOPBACK:
             log.warning("XR UDP input listens on %s:%d, not only on loopback", host, self.port)
 
@@ -101,25 +116,65 @@ class UdpXrSource(XrSource):
         return frame
 
     def poll(self, now: float) -> XrFrame | None:
-        """The newest valid frame among the datagrams waiting, or ``None``.
+        """The newest valid frame among the datagrams waiting (sides merged), or ``None``.
 
         Args:
             now: The caller's clock [s].
         """
         if self._sock is None:
             return None
-        newest = None
-        for _ in range(self.max_per_poll):
+        kept: deque[bytes] = deque(maxlen=KEEP)
+        n = self._drain(self._sock, kept)
+        frame = self._newest(kept, now)
+        self.dropped += n - self._parsed
+        return frame
+
+    def _drain(self, sock: socket.socket, kept: deque[bytes]) -> int:
+        """Receive what waits (bounded in count and time); keep the newest; return the count."""
+        end = time.perf_counter() + self.max_poll_s
+        n = 0
+        for i in range(self.max_per_poll):
+            if i & 15 == 15 and time.perf_counter() > end:
+                break
             try:
-                data = self._sock.recv(self.max_bytes + 1)
+                data = sock.recv(self.max_bytes + 1)
             except (BlockingIOError, InterruptedError):
                 break
             except OSError as e:  # e.g. an ICMP error queued on the socket: skip it
                 self.rejects["socket_error"] += 1
                 log.debug("XR UDP receive error: %s", e)
                 continue
-            newest = self.accept(data, now) or newest
-        return newest
+            if len(data) > self.max_bytes:
+                self.rejects["too_large"] += 1
+                continue
+            kept.append(data)
+            n += 1
+        return n
+
+    def _newest(self, kept: deque[bytes], now: float) -> XrFrame | None:
+        """Parse from the newest back until both sides are known; the newest frame, merged."""
+        self._parsed = 0
+        newest = left = right = None
+        while kept and (left is None or right is None):
+            frame = self.accept(kept.pop(), now)
+            self._parsed += 1
+            if frame is None:
+                continue
+            newest = newest or frame
+            left, right = left or frame.left, right or frame.right
+        if newest is None or (newest.left is left and newest.right is right):
+            return newest
+        return XrFrame(newest.stamp_ns, left, right, newest.head)
+
+    def wait(self, timeout_s: float) -> None:
+        """Return when a datagram waits, or after ``timeout_s`` [s]."""
+        if self._sock is None:
+            time.sleep(timeout_s)
+            return
+        try:
+            select.select([self._sock], [], [], timeout_s)
+        except (OSError, ValueError):  # closed meanwhile
+            time.sleep(timeout_s)
 
     def close(self) -> None:
         """Close the socket (a later poll returns ``None``)."""

@@ -10,7 +10,14 @@ class Faults:
     """Injected faults; change them at any time, they apply from the next message.
 
     Attributes:
-        latency_s: Added delay of every reply [s].
+        latency_s: Added delay of every reply and push datagram [s].
+        jitter_s: Each reply and datagram is delayed by a further uniform 0 .. ``jitter_s``
+            (replies keep their order, as TCP does; datagrams may overtake each other) [s].
+        drop: Probability of losing each push datagram (UDP loss), 0 .. 1.
+        disconnect_after_s: The controller goes away this long after it started: every
+            connection closes, the push stops and new connections are refused [s]
+            (``None``: never).
+        seed: Seed of the random draws (jitter, drops).
         drop_replies: Answer nothing (motion commands still act).
         silent: Stop answering altogether: no replies, no arrival messages, no push.
         malformed_replies: Replace every reply by a broken line.
@@ -19,6 +26,10 @@ class Faults:
     """
 
     latency_s: float = 0.0
+    jitter_s: float = 0.0
+    drop: float = 0.0
+    disconnect_after_s: float | None = None
+    seed: int = 0
     drop_replies: bool = False
     silent: bool = False
     malformed_replies: bool = False
@@ -37,7 +48,8 @@ class RmEmulatorCfg:
         push_port: Push target port on 127.0.0.1 at power-on; ``None``: push off until a
             client sends ``set_realtime_push``.
         push_cycle: Push period at power-on, in 5 ms units.
-        initial_joints_deg: Power-on joint angles [deg] (default all zero).
+        initial_joints_deg: Power-on joint angles [deg] (default all zero; ``mjscope
+            rm-emulator`` passes the rig's ``initial_joint_pose_deg``).
         max_clients: Connections served at once; more are closed at once.
     """
 

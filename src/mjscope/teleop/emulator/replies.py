@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from mjscope.teleop.emulator_arm import ArmSpec, SimArm, flange_pose
+from mjscope.teleop.emulator.arm import ArmSpec, SimArm, flange_pose
 from mjscope.teleop.realman.messages import ARRIVAL_STATE, PUSH_STATE, TOOL_LIMITS
 from mjscope.teleop.realman.protocol import DEG_S_PER_RPM, int_list, wire_int
 

@@ -8,7 +8,8 @@ configured cycle — to loopback addresses only. The vendor SDK accepts it (test
 Not emulated: Cartesian moves (``movel``/``movec``/``movep*``), force control, grippers and
 IO, teach and drag modes, dynamics, collisions, the 4th-generation protocol.
 
-Fault injection for tests (:class:`Faults`, changeable while running): added reply latency,
+Fault injection for tests (:class:`Faults`, changeable while running): added latency and
+jitter of replies and pushes, lost push datagrams, a controller that goes away after a while,
 dropped replies, injected error codes, a controller that stops answering (TCP and push), and
 malformed replies or datagrams.
 """
@@ -28,9 +29,10 @@ from types import TracebackType
 import numpy as np
 
 from mjscope.exceptions import MjscopeError, UnknownNameError
-from mjscope.teleop.emulator_arm import ARMS
-from mjscope.teleop.emulator_cfg import Faults, RmEmulatorCfg
-from mjscope.teleop.emulator_replies import LOG_LENGTH, Controller, PushSettings, loopback
+from mjscope.teleop.emulator.arm import ARMS
+from mjscope.teleop.emulator.config import Faults, RmEmulatorCfg
+from mjscope.teleop.emulator.delivery import Delivery
+from mjscope.teleop.emulator.replies import LOG_LENGTH, Controller, PushSettings, loopback
 from mjscope.teleop.realman.protocol import MAX_REQUEST_BYTES, LineFramer, decode, encode
 
 __all__ = ["Faults", "RmEmulator", "RmEmulatorCfg"]
@@ -82,7 +84,11 @@ class RmEmulator:
         self._listener: socket.socket | None = None
         self._port: int | None = None
         self._clients: dict[socket.socket, LineFramer] = {}
-        self._outbox: list[tuple[float, int, socket.socket, bytes]] = []
+        self._outbox: list[tuple[float, int, socket.socket | None, bytes]] = []  # None: push
+        self.delivery = Delivery(self.faults)
+        self.gone = False  # the controller went away (Faults.disconnect_after_s) ...
+        self.gone_at = float("nan")  # ... at this monotonic time [s]
+        self._udp: socket.socket | None = None
         self._seq = itertools.count()
         self._movej_client: socket.socket | None = None
         self._malformed = itertools.cycle(MALFORMED)
@@ -175,11 +181,13 @@ class RmEmulator:
         assert self._listener is not None
         sel = selectors.DefaultSelector()
         sel.register(self._listener, selectors.EVENT_READ)
-        udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        last = next_tick = time.monotonic()
+        self._udp = udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        started = last = next_tick = time.monotonic()
         ticks = 0
         try:
             while not self._stop.is_set():
+                if not self.gone and self.delivery.gone(time.monotonic() - started):
+                    self._go_away(sel)
                 due = min([next_tick, *(o[0] for o in self._outbox[:1])])
                 for key, _ in sel.select(max(0.0, due - time.monotonic())):
                     if key.fileobj is self._listener:
@@ -188,7 +196,7 @@ class RmEmulator:
                         self._read(sel, key.fileobj)  # type: ignore[arg-type]
                 now = time.monotonic()
                 if now >= next_tick:
-                    self._tick(min(now - last, MAX_DT_S), now, ticks, udp)
+                    self._tick(min(now - last, MAX_DT_S), now, ticks)
                     last, ticks = now, ticks + 1
                     next_tick = max(next_tick + TICK_S, now)
                 self._flush(sel, now)
@@ -197,7 +205,19 @@ class RmEmulator:
                 self._drop(sel, c)
             sel.close()
             udp.close()
-            self._listener.close()
+            if not self.gone:
+                self._listener.close()
+
+    def _go_away(self, sel: selectors.BaseSelector) -> None:
+        """The controller is switched off: close everything, push nothing, accept nobody."""
+        assert self._listener is not None
+        log.info("rm-emulator: going away (disconnect_after_s)")
+        self.gone, self.gone_at = True, time.monotonic()
+        sel.unregister(self._listener)
+        self._listener.close()  # first: nobody reconnects between the closes
+        for c in list(self._clients):
+            self._drop(sel, c)
+        self._outbox.clear()
 
     def _accept(self, sel: selectors.BaseSelector) -> None:
         assert self._listener is not None
@@ -251,11 +271,15 @@ class RmEmulator:
             return
         if f.malformed_replies:
             data = next(self._malformed) + b"\r\n"
-        heapq.heappush(self._outbox, (now + f.latency_s, next(self._seq), conn, data))
+        at = self.delivery.reply_at(id(conn), now)
+        heapq.heappush(self._outbox, (at, next(self._seq), conn, data))
 
     def _flush(self, sel: selectors.BaseSelector, now: float) -> None:
         while self._outbox and self._outbox[0][0] <= now:
             _, _, conn, data = heapq.heappop(self._outbox)
+            if conn is None:
+                self._send_push(data)
+                continue
             if conn not in self._clients:
                 continue
             try:
@@ -263,12 +287,13 @@ class RmEmulator:
             except OSError:
                 self._drop(sel, conn)
 
-    def _tick(self, dt: float, now: float, ticks: int, udp: socket.socket) -> None:
+    def _tick(self, dt: float, now: float, ticks: int) -> None:
         with self.lock:
             arrived = self.controller.arm.step(dt)
             push = self.controller.push
             datagram = None
-            if push.enable and ticks % push.cycle == 0 and not self.faults.silent:
+            live = not (self.faults.silent or self.gone)
+            if push.enable and ticks % push.cycle == 0 and live:
                 msg = self.controller.push_datagram()
                 self.push_log.append((now, msg["joint_status"]["joint_position"]))
                 datagram = encode(msg)
@@ -277,11 +302,20 @@ class RmEmulator:
         if datagram is not None:
             if self.faults.malformed_push:
                 datagram = next(self._malformed)
-            try:
-                udp.sendto(datagram, (push.ip, push.port))
-                self.pushes += 1
-            except OSError:
-                self.bad_requests["push_failed"] += 1
+            at = self.delivery.push_at(now)
+            if at is not None and at <= now:
+                self._send_push(datagram)
+            elif at is not None:
+                heapq.heappush(self._outbox, (at, next(self._seq), None, datagram))
+
+    def _send_push(self, datagram: bytes) -> None:
+        push = self.controller.push
+        assert self._udp is not None
+        try:
+            self._udp.sendto(datagram, (push.ip, push.port))
+            self.pushes += 1
+        except OSError:
+            self.bad_requests["push_failed"] += 1
 
     def _drop(self, sel: selectors.BaseSelector, conn: socket.socket) -> None:
         if conn in self._clients:
@@ -289,4 +323,5 @@ class RmEmulator:
             del self._clients[conn]
         if conn is self._movej_client:
             self._movej_client = None
+        self.delivery.forget(id(conn))
         conn.close()
