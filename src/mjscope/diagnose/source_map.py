@@ -70,6 +70,7 @@ class SourceMap:
         self.seen: dict[str, list[tuple[str | None, str, int]]] = {k: [] for k in _OBJ}
         self.bodies: list[int] = [0]  # the open <body> elements' indices
         self.option: str | None = None
+        self.compiler: str | None = None
         self.files = 0
         self._read(path)
         self.seen["body"].insert(0, (None, f"{path}:1", 0))  # the world
@@ -95,6 +96,8 @@ class SourceMap:
                 self._include(path, attrs["file"])
             elif tag == "option" and self.option is None:
                 self.option = where
+            elif tag == "compiler" and self.compiler is None:
+                self.compiler = where
             elif "worldbody" in stack and tag in _TREE_KINDS:
                 if tag == "body":
                     self.bodies.append(len(self.seen["body"]) + 1)
@@ -181,6 +184,8 @@ def locate(
     for f in findings:
         if f.element.startswith("option"):
             loc = sm.option
+        elif f.element.startswith("compiler"):
+            loc = sm.compiler
         else:
             el = _element(model, f.element)
             loc = sm.where(*el) if el else None
