@@ -14,9 +14,8 @@ def test_deprecated_compiler_attribute_is_a_finding_not_stderr(tmp_path, capsys)
     cap = capsys.readouterr()
     assert "settotalmass" not in cap.err
     (line,) = [x for x in cap.out.splitlines() if "MUJOCO_COMPILER_WARNING" in x]
-    assert (
-        line.startswith("warning:") and "compiler 'settotalmass'" in line and "deprecated" in line
-    )
+    assert line.startswith(f"{model}:1: warning:")  # the <compiler> element's line
+    assert "compiler 'settotalmass'" in line and "deprecated" in line
     model.write_text(BALL.format(compiler=""))  # the healthy model: no such finding
     main(["diagnose", str(model), "--steps", "10", "--quiet"])
     assert "MUJOCO_COMPILER_WARNING" not in capsys.readouterr().out

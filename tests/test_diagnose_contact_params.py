@@ -73,3 +73,28 @@ def test_cli_contact_params_in_the_report_and_json(tmp_path, capsys):
     assert (p["geom1"], p["geom2"]) == ("floor", "ball") and p["solref"] == [0.02, 1.0]
     assert p["predicted_penetration_m"] == pytest.approx(p["penetration_m"], rel=0.05)
     assert p["timeconst_over_timestep"] == pytest.approx(20.0)
+
+
+def test_stiffness_on_a_static_geom_is_a_config_error():
+    spec = mujoco.MjSpec.from_string(BALL.format(m=1.0, z=0.1))
+    sweep = parse_set("geom:floor.stiffness=1e4")
+    with pytest.raises(ConfigError, match="'floor' has no mass of its own"):
+        applier(sweep, sweep.values[0])(spec)
+
+
+def test_set_stiffness_on_an_articulated_robots_feet_reads_back_the_same():
+    # the quadruped's feet are links of a leg on a pyramidal cone (μ = 0.8): MuJoCo's row mass
+    # is (condim − 1)·impratio/(μ²(1 + μ²)·tran), not the link's 1/tran
+    from mjscope.diagnose.rollout import RolloutCfg, run_rollout
+    from mjscope.models import build_spec
+
+    spec = build_spec("quadruped")
+    sweep = parse_set("geom:*_foot.stiffness=3e5")
+    applier(sweep, sweep.values[0])(spec)
+    model = spec.compile()
+    res = run_rollout(model, RolloutCfg(steps=1500))
+    feet = [p for p in pair_params(model, res.final_data) if p["geom2"].endswith("_foot")]
+    assert len(feet) == 4
+    for p in feet:
+        assert p["stiffness_n_per_m"] == pytest.approx(3e5, rel=0.02)
+        assert p["penetration_m"] == pytest.approx(p["predicted_penetration_m"], rel=0.05)

@@ -69,3 +69,18 @@ def test_a_persisting_initial_overlap_is_one_warning():
     )
     assert [f.severity for f in found] == ["warning", "info", "warning"]
     assert "persists" in found[1].message
+
+
+def test_from_qpos0_an_overlap_the_keyframe_avoids_names_it(tmp_path, capsys):
+    from mjscope.cli import main
+
+    model = tmp_path / "arm.xml"
+    model.write_text(
+        ARM.format(x=0.088).replace(
+            '<key name="open" qpos="0 0 0"/>', '<key name="open" qpos="0 0 0.05"/>'
+        )
+    )
+    main(["diagnose", str(model), "--steps", "20", "--key", "none", "--quiet"])
+    out = capsys.readouterr().out
+    assert "SELF_COLLISION_INIT" in out
+    assert "fix: move the initial pose apart" in out and "keyframe 'open' (--key auto)" in out

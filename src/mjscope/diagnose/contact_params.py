@@ -145,10 +145,20 @@ def solref_for(stiff: float, damp: float | None, m: float, dmax: float) -> tuple
 
 
 def geom_mass(model: mujoco.MjModel, g: int) -> float:
-    """Effective mass [kg] a contact of geom ``g`` with a static partner gets from MuJoCo.
+    """The row mass [kg] MuJoCo gives a contact of geom ``g`` with a static partner.
 
-    ``1/body_invweight0`` (translation) of its body: the engine's approximate diagonal that
-    ``efc_diagA`` starts from (with the exact diagonal off, the default).
+    MuJoCo's ``mj_diagApprox``/``mj_makeImpedance`` (``engine_core_constraint.c``): the
+    normal row of a frictionless or elliptic contact gets ``diagA = tran``, the body's
+    translational ``body_invweight0``; the ``2(condim − 1)`` rows of a pyramidal one share
+    ``diagA = 2·μ²(1 + μ²)·tran/impratio``, so the mass carrying the normal force is
+    ``Σ 1/diagA = (condim − 1)·impratio/(μ²(1 + μ²)·tran)``. ``μ`` and ``condim`` are the
+    geom's own (a partner with a higher friction or condim changes them).
     """
-    w = float(model.body_invweight0[int(model.geom_bodyid[g]), 0])
-    return 1.0 / w if w > 0 else math.inf
+    tran = float(model.body_invweight0[int(model.geom_bodyid[g]), 0])
+    if tran <= 0:
+        return math.inf
+    dim, mu = int(model.geom_condim[g]), float(model.geom_friction[g, 0])
+    pyramid = int(model.opt.cone) == int(mujoco.mjtCone.mjCONE_PYRAMIDAL)
+    if not pyramid or dim == 1 or mu <= 0:
+        return 1.0 / tran
+    return (dim - 1) * float(model.opt.impratio) / (mu * mu * (1 + mu * mu) * tran)

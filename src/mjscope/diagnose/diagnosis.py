@@ -12,6 +12,8 @@ from mjscope.diagnose.checks import Finding, initial_state_checks, rollout_check
 from mjscope.diagnose.checks.messages import message_findings
 from mjscope.diagnose.checks.source import source_checks
 from mjscope.diagnose.contact_params import pair_params
+from mjscope.diagnose.contacts import NUMERICAL_ZERO, contact_table
+from mjscope.diagnose.names import geom_name
 from mjscope.diagnose.plots import plot_rollout
 from mjscope.diagnose.report import build_report
 from mjscope.diagnose.rollout import (
@@ -73,6 +75,8 @@ def diagnose(
     with collect_mujoco_warnings() as runtime:
         result = run_rollout(model, cfg)
     findings = _persisting_overlaps(findings + rollout_checks(model, result))
+    if key is None and model.nkey:
+        findings = _keyframe_hint(model, findings)
     findings += message_findings(list(load_messages or ()), runtime)
     findings = locate(findings, model, source)
     files: dict[str, str] = {}
@@ -103,6 +107,29 @@ def diagnose(
         )
     report = build_report(label, summary, actuator_table(model), rollout, findings, files)
     return Diagnosis(report, findings, result)
+
+
+_OVERLAP_CODES = ("SELF_COLLISION_INIT", "PENETRATION_REST", "PENETRATION_DEEP")
+
+
+def _keyframe_hint(model: mujoco.MjModel, findings: list[Finding]) -> list[Finding]:
+    """From ``qpos0``: overlap findings of pairs the first keyframe starts clear of say so."""
+    data = mujoco.MjData(model)
+    with mujoco_warnings_to_logging():
+        reset(model, data, "0")
+    t = contact_table(model, data)
+    touching = {
+        f"geoms '{geom_name(model, int(a))}' / '{geom_name(model, int(b))}'"
+        for a, b, pen in zip(t.geom1, t.geom2, t.penetration, strict=True)
+        if pen > NUMERICAL_ZERO
+    }
+    label = key_label(model, 0)
+    return [
+        replace(f, fix=f"{f.fix}; or start from {label} (--key auto), which starts clear of it")
+        if f.code in _OVERLAP_CODES and f.severity != "info" and f.element not in touching
+        else f
+        for f in findings
+    ]
 
 
 def _persisting_overlaps(findings: list[Finding]) -> list[Finding]:

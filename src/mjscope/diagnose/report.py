@@ -296,6 +296,8 @@ def _checks(rows: list[dict[str, Any]], con: Console) -> None:
 def finding_lines(report: dict[str, Any], verbose: bool = False) -> list[str]:
     """The findings as compiler-style lines: ``path:line: severity: CODE element: message``.
 
+    Each error and warning is followed by an indented ``fix:`` line.
+
     Args:
         report: The report (:func:`build_report`).
         verbose: One line per element (default: one per code and family).
@@ -305,4 +307,6 @@ def finding_lines(report: dict[str, Any], verbose: bool = False) -> list[str]:
     for r in rows:
         where = f"{r['source']}: " if r.get("source") else ""
         out.append(f"{where}{r['severity']}: {r['code']} {r['element']}: {r['message']}")
+        if r["severity"] != "info":
+            out.append(f"  fix: {r['fix']}")
     return out

@@ -70,11 +70,15 @@ class SourceMap:
         self.seen: dict[str, list[tuple[str | None, str, int]]] = {k: [] for k in _OBJ}
         self.bodies: list[int] = [0]  # the open <body> elements' indices
         self.option: str | None = None
+        self.compiler: str | None = None
         self.files = 0
         self._read(path)
         self.seen["body"].insert(0, (None, f"{path}:1", 0))  # the world
         for kind in ("joint", "geom", "site"):  # MuJoCo numbers them body by body
             self.seen[kind].sort(key=lambda row: row[2])
+        self.by_name = {
+            kind: {n: loc for n, loc, _ in reversed(rows) if n} for kind, rows in self.seen.items()
+        }  # the first element of a name wins
 
     def _read(self, path: Path) -> None:
         self.files += 1
@@ -92,6 +96,8 @@ class SourceMap:
                 self._include(path, attrs["file"])
             elif tag == "option" and self.option is None:
                 self.option = where
+            elif tag == "compiler" and self.compiler is None:
+                self.compiler = where
             elif "worldbody" in stack and tag in _TREE_KINDS:
                 if tag == "body":
                     self.bodies.append(len(self.seen["body"]) + 1)
@@ -125,10 +131,8 @@ class SourceMap:
         """``path:line`` of element ``idx`` of ``kind`` (``None`` when it cannot be told)."""
         rows = self.seen.get(kind, [])
         name = mujoco.mj_id2name(self.model, _OBJ[kind], idx) if kind in _OBJ else None
-        if name:
-            for n, loc, _ in rows:
-                if n == name:
-                    return loc
+        if name and name in self.by_name[kind]:
+            return self.by_name[kind][name]
         if len(rows) == int(getattr(self.model, _COUNT[kind])) and 0 <= idx < len(rows):
             return rows[idx][1]
         return None
@@ -171,13 +175,17 @@ def locate(
         model: The compiled model.
         source: Its MJCF file (``None``, a bundled name or a URDF: nothing is located).
     """
-    if source is None or Path(source).suffix.lower() != ".xml" or not Path(source).is_file():
+    if not findings or source is None or Path(source).suffix.lower() != ".xml":
+        return findings
+    if not Path(source).is_file():
         return findings
     sm = SourceMap(model, Path(source))
     out = []
     for f in findings:
         if f.element.startswith("option"):
             loc = sm.option
+        elif f.element.startswith("compiler"):
+            loc = sm.compiler
         else:
             el = _element(model, f.element)
             loc = sm.where(*el) if el else None

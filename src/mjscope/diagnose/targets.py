@@ -17,6 +17,7 @@ nothing is an error listing the names there are.
 from __future__ import annotations
 
 import fnmatch
+import math
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -206,7 +207,13 @@ def _set_springs(spec: mujoco.MjSpec, geoms: list[Any], value: str) -> None:
     for geom in geoms:
         g = model.geom(geom.name).id
         imp = [float(x) for x in model.geom_solimp[g]]
-        tau, ratio = solref_for(stiff, damp, geom_mass(model, g), imp[1])
+        mass = geom_mass(model, g)
+        if not math.isfinite(mass) or not 0 < imp[1] < 1:
+            raise ConfigError(
+                f"--set: geom {geom.name!r} has no mass of its own (static, or solimp[1] = "
+                f"{imp[1]:g}): set the stiffness on the moving geom that touches it"
+            )
+        tau, ratio = solref_for(stiff, damp, mass, imp[1])
         geom.solref = [tau, ratio]
         geom.solimp = [imp[1], *imp[1:]]
         geom.solmix = WIN_SOLMIX

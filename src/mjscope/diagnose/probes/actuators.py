@@ -45,7 +45,19 @@ class ActuatorProbe(Probe):
         self.ctrl_lo = np.full(model.nu, np.inf)
         self.ctrl_hi = np.full(model.nu, -np.inf)
         self.limits = force_limits(model)  # (nu, 2)
+        lo, hi = self.limits[:, 0], self.limits[:, 1]
+        span = np.where(np.isfinite(hi - lo), hi - lo, 0.0)
+        tol = LIMIT_TOL * np.maximum(span, 1.0)
+        # at a bound of 0 (a one-sided motor at rest) the actuator is off, not saturated
+        self.lo_at = np.where(np.isfinite(lo) & (lo != 0), lo + tol, -np.inf)  # (nu,)
+        self.hi_at = np.where(np.isfinite(hi) & (hi != 0), hi - tol, np.inf)
+        self.any_limit = bool(np.isfinite(self.lo_at).any() or np.isfinite(self.hi_at).any())
+        bound = np.where(span > 0, np.maximum(np.abs(lo), np.abs(hi)), 0.0)
+        # a flip counts above a tenth of the largest force, 1 % of the limit and 1 mN(·m):
+        # a servo resting at its target jitters around 0 without chattering
+        self.level0 = np.maximum(0.01 * bound, CHATTER_FLOOR)  # (nu,)
         self.at_limit = np.zeros(model.nu, np.int64)
+        self._rows: np.ndarray = np.zeros((0, 1), np.int64)
         self.flips = np.zeros(model.nu, np.int64)
         self.last_sign = np.zeros(model.nu)
         self.steps = 0
@@ -66,26 +78,26 @@ class ActuatorProbe(Probe):
 
     def _limits(self, force: np.ndarray) -> None:
         """Count steps at the force limit and sign flips of a large force, (n, nu)."""
-        lo, hi = self.limits[:, 0], self.limits[:, 1]
-        span = np.where(np.isfinite(hi - lo), hi - lo, 0.0)
-        tol = LIMIT_TOL * np.maximum(span, 1.0)
-        # at a bound of 0 (a one-sided motor at rest) the actuator is off, not saturated
-        at = ((np.abs(force - lo) <= tol) & (lo != 0)) | ((np.abs(force - hi) <= tol) & (hi != 0))
-        self.at_limit += at.sum(axis=0)
+        if self.any_limit:
+            self.at_limit += np.count_nonzero((force <= self.lo_at) | (force >= self.hi_at), axis=0)
         self.steps += force.shape[0]
-        bound = np.where(np.isfinite(span) & (span > 0), np.maximum(np.abs(lo), np.abs(hi)), 0.0)
-        # a flip counts above a tenth of the largest force, 1 % of the limit and 1 mN(·m):
-        # a servo resting at its target jitters around 0 without chattering
-        level = np.maximum(CHATTER_LEVEL * self.force_max, np.maximum(0.01 * bound, CHATTER_FLOOR))
-        sign = np.where(np.abs(force) > level, np.sign(force), 0.0)  # (n, nu); 0: small
-        seq = np.vstack([self.last_sign[None, :], sign])  # (n + 1, nu)
+        level = np.maximum(CHATTER_LEVEL * self.force_max, self.level0)
+        seq = np.empty((force.shape[0] + 1, force.shape[1]))
+        seq[0] = self.last_sign
+        np.sign(force, out=seq[1:])
+        seq[1:][np.abs(force) <= level] = 0.0  # small: no sign
         # carry each column's last non-zero sign forward, then count the changes
-        rows = np.where(seq != 0, np.arange(seq.shape[0])[:, None], 0)
+        rows = np.where(seq != 0, self._index(seq.shape[0]), 0)
         np.maximum.accumulate(rows, axis=0, out=rows)
         filled = np.take_along_axis(seq, rows, axis=0)
-        changed = (filled[1:] != filled[:-1]) & (filled[:-1] != 0)
-        self.flips += changed.sum(axis=0)
+        self.flips += np.count_nonzero((filled[1:] != filled[:-1]) & (filled[:-1] != 0), axis=0)
         self.last_sign = filled[-1].copy()
+
+    def _index(self, n: int) -> np.ndarray:
+        """Row numbers ``(n, 1)``, cached per block size."""
+        if self._rows.shape[0] != n:
+            self._rows = np.arange(n)[:, None]
+        return self._rows
 
     def summary(self) -> dict[str, Any]:  # noqa: D102
         return {
