@@ -105,8 +105,10 @@ class Probe:
         self.docking = scene.cfg.dock is not None
         self.compensator = compensator
         self._bias = np.asarray(scene.cfg.ft.bias, float)
+        self._biased = bool(np.any(self._bias))
         self._dt = scene.cfg.control_period
-        self._a0 = np.zeros(env.model.nv)
+        self._a0, self._a = np.zeros(env.model.nv), np.zeros(env.model.nv)
+        self._inv_dt = 1.0 / self._dt
         self._mouth, self._D, self._neg_axis = np.zeros(3), np.eye(3), np.zeros(3)
         if scene.cfg.dock is not None:
             self._mouth = np.asarray(scene.cfg.dock.pos, float)
@@ -125,12 +127,13 @@ class Probe:
         """
         env = self.env
         reading = env.ft6()
-        reading += self._bias
+        if self._biased:
+            reading += self._bias
         comp = self.compensator
         if comp is None:
             raw = env.eef_wrench(reading=reading)
             return raw, raw
-        a = self._a0 if v is None else (v - v_prev) / self._dt
+        a = self._a0 if v is None else np.subtract(v, v_prev, out=self._a) * self._inv_dt
         load = comp.predict(q_prev, v_prev, a)
         R = comp.sensor_rotation  # the axes the reading was taken in
         raw = env.eef_wrench(reading=reading, R_sensor=R)
@@ -192,6 +195,32 @@ class TorqueLimiter:
         return out
 
 
+class GainSchedule:
+    """Stiffness and damping multipliers, linear in time between knots (``ScheduleCfg``).
+
+    Args:
+        times: Knot times [s]; (n,).
+        stiffness: Stiffness multipliers [-]; (n,).
+        damping: Damping multipliers [-]; (n,).
+    """
+
+    def __init__(self, times: tuple[float, ...], stiffness: tuple[float, ...],
+                 damping: tuple[float, ...]) -> None:  # fmt: skip
+        self.t, self.ks, self.kd = (np.asarray(x, float) for x in (times, stiffness, damping))
+        self.last = (math.nan, math.nan)
+
+    def at(self, t: float) -> tuple[float, float]:
+        """(stiffness, damping) multipliers at ``t`` [s]."""
+        return float(np.interp(t, self.t, self.ks)), float(np.interp(t, self.t, self.kd))
+
+    def apply(self, ctrl: Controller, t: float) -> None:
+        """Give ``ctrl`` the multipliers at ``t`` when they differ from the last ones."""
+        now = self.at(t)
+        if now != self.last:
+            ctrl.set_gain_scale(*now)  # type: ignore[attr-defined]
+            self.last = now
+
+
 def references(reference: ReferenceAdapter, n_steps: int, dt: float) -> Iterator[MotionReference]:
     """References at ``t = k·dt`` for ``k < n_steps``, computed :data:`CHUNK` at a time."""
     for k0 in range(0, n_steps, CHUNK):
@@ -209,6 +238,7 @@ def run_loop(
     compensator: ToolLoadCompensator | None = None,
     torque_rate: float = math.inf,
     shaper: ForceLoop | None = None,
+    schedule: GainSchedule | None = None,
 ) -> None:
     """Run ``n_steps`` control periods, logging into ``result.log``; sets steps, status, time.
 
@@ -224,6 +254,8 @@ def run_loop(
         torque_rate: Torque-rate limit of the loop [N·m/s] (:class:`TorqueLimiter`).
         shaper: Guarded approach / force loop applied to each reference (it sees the
             compensated world wrench); the log keeps the shaped reference.
+        schedule: Stiffness/damping multipliers in time, given to the controller's
+            ``set_gain_scale`` whenever they change.
     """
     sc = result.scene
     probe = Probe(env, sc, compensator)
@@ -252,6 +284,8 @@ def run_loop(
         t = k * dt
         if shaper is not None:
             ref = shaper.shape(ref, wrench)
+        if schedule is not None:
+            schedule.apply(ctrl, t)
         if not docking:
             F = zero
         else:

@@ -41,7 +41,7 @@ from mjscope.control.tool_load import ToolLoad, ToolLoadCompensator
 from mjscope.dock.config import SceneCfg
 from mjscope.dock.env import MujocoEnv
 from mjscope.dock.gate import evaluate_gate
-from mjscope.dock.loop import RunResult, run_loop
+from mjscope.dock.loop import GainSchedule, RunResult, run_loop
 from mjscope.dock.metrics import compute_metrics
 from mjscope.dock.report import DockingReport, results_table_path, write_results_table
 from mjscope.dock.scene import TIMESTEP, Scene, dock_rotation, load_scene
@@ -255,7 +255,7 @@ def run_simulation(
     comp = build_compensator(sc, pin_model) if cfg.ft.compensate else None
     try:
         run_loop(env, ctrl, reference, ff, limits, n_steps, result, comp, loop_rate(cfg, name),
-                 build_shaper(sc, name))  # fmt: skip
+                 build_shaper(sc, name), build_schedule(sc, ctrl))  # fmt: skip
     finally:
         if record is not None:
             env.save_recording()  # streamed; kept up to where the run stopped
@@ -269,6 +269,24 @@ def loop_rate(cfg: SceneCfg, controller: str) -> float:
     """
     rate = None if controller == "hqp" else cfg.controller.impedance.torque_rate_limit
     return math.inf if rate is None else float(rate)
+
+
+def build_schedule(scene: Scene, ctrl: Controller) -> GainSchedule | None:
+    """The scene's stiffness/damping schedule (``None`` without one).
+
+    Raises:
+        ConfigError: The controller cannot change its gains (no ``set_gain_scale``).
+    """
+    s = scene.cfg.controller.schedule
+    if not s.times:
+        return None
+    if not callable(getattr(ctrl, "set_gain_scale", None)):
+        raise ConfigError(
+            f"scene {scene.name!r}: controller.schedule needs a controller with set_gain_scale "
+            f"(cic, se3_lie, hqp); {ctrl.name!r} has none"
+        )
+    damping = s.damping if s.damping is not None else tuple(math.sqrt(k) for k in s.stiffness)
+    return GainSchedule(s.times, s.stiffness, damping)
 
 
 def build_shaper(scene: Scene, controller: str) -> ForceLoop | None:
