@@ -115,7 +115,8 @@ def _peer_step_cost(scene: Scene, duration: float) -> float:
         ddq = kp_null * (q0 - data.qpos[dof_ids]) - kd_null * data.qvel[dof_ids]
         tau += (np.eye(nv) - jac.T @ Jbar.T) @ ddq
         tau += data.qfrc_bias[dof_ids]
-        np.clip(tau, *model.actuator_ctrlrange.T, out=tau)
+        lo, hi = model.actuator_ctrlrange.T  # (opspace.py: np.clip(tau, *ctrlrange.T))
+        np.clip(tau, lo, hi, out=tau)
         data.ctrl[actuator_ids] = tau[actuator_ids]
         mujoco.mj_step(model, data)
     return (time.perf_counter() - start) / max(n, 1)
