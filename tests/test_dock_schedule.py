@@ -9,11 +9,11 @@ import pytest
 
 from mjscope.dock.config import ScheduleCfg
 from mjscope.dock.env import MujocoEnv
-from mjscope.dock.loop import GainSchedule
 from mjscope.dock.metrics import compute_metrics
 from mjscope.dock.run_docking import build_controller, build_reference, run_simulation
 from mjscope.dock.scene import Scene, load_scene
 from mjscope.dock.scene_checks import validate
+from mjscope.dock.stages import GainSchedule
 from mjscope.exceptions import ConfigError
 
 

@@ -33,6 +33,7 @@ from mjscope.control.tool_load import ToolLoadCompensator
 from mjscope.control.wrench import wrench_world_to_body
 from mjscope.dock.env import MujocoEnv
 from mjscope.dock.scene import Scene, dock_rotation
+from mjscope.dock.stages import GainSchedule, TorqueLimiter
 from mjscope.dock.telemetry import Log, Sample
 from mjscope.exceptions import ConfigError, SimulationError
 
@@ -159,66 +160,6 @@ class Probe:
         b0, b1, b2 = self._neg_axis.dot(R).tolist()
         angle = math.atan2(math.hypot(b0, b1), b2)
         return p, R, wrench, env.contact_force(), -c2, math.hypot(c0, c1), angle, raw
-
-
-class TorqueLimiter:
-    """The loop's last stage: a torque-rate limit, then the actuators' torque limits.
-
-    The rate is limited against the torque sent the period before; :attr:`stats` counts the
-    periods each stage changed the torque.
-
-    Args:
-        limits: Symmetric torque limits [N·m]; (nu,).
-        rate: Torque-rate limit [N·m/s] (``inf``: none; the first period is not rate limited).
-        dt: Control period [s].
-    """
-
-    def __init__(self, limits: np.ndarray, rate: float, dt: float) -> None:
-        self.hi, self.lo = np.asarray(limits, float), -np.asarray(limits, float)
-        self.step = rate * dt
-        self.rated = math.isfinite(self.step)
-        self.prev: np.ndarray | None = None
-        self.stats = {"torque_saturated": 0, "rate_limited": 0}
-
-    def __call__(self, tau: np.ndarray) -> np.ndarray:
-        """The torque to send [N·m]; (nu,)."""
-        prev = self.prev
-        if self.rated and prev is not None:
-            limited = np.minimum(np.maximum(tau, prev - self.step), prev + self.step)
-            if np.count_nonzero(limited != tau):
-                self.stats["rate_limited"] += 1
-                tau = limited
-        out = np.minimum(np.maximum(tau, self.lo), self.hi)
-        if np.count_nonzero(out != tau):
-            self.stats["torque_saturated"] += 1
-        self.prev = out
-        return out
-
-
-class GainSchedule:
-    """Stiffness and damping multipliers, linear in time between knots (``ScheduleCfg``).
-
-    Args:
-        times: Knot times [s]; (n,).
-        stiffness: Stiffness multipliers [-]; (n,).
-        damping: Damping multipliers [-]; (n,).
-    """
-
-    def __init__(self, times: tuple[float, ...], stiffness: tuple[float, ...],
-                 damping: tuple[float, ...]) -> None:  # fmt: skip
-        self.t, self.ks, self.kd = (np.asarray(x, float) for x in (times, stiffness, damping))
-        self.last = (math.nan, math.nan)
-
-    def at(self, t: float) -> tuple[float, float]:
-        """(stiffness, damping) multipliers at ``t`` [s]."""
-        return float(np.interp(t, self.t, self.ks)), float(np.interp(t, self.t, self.kd))
-
-    def apply(self, ctrl: Controller, t: float) -> None:
-        """Give ``ctrl`` the multipliers at ``t`` when they differ from the last ones."""
-        now = self.at(t)
-        if now != self.last:
-            ctrl.set_gain_scale(*now)  # type: ignore[attr-defined]
-            self.last = now
 
 
 def references(reference: ReferenceAdapter, n_steps: int, dt: float) -> Iterator[MotionReference]:
