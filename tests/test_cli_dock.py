@@ -197,3 +197,17 @@ def test_single_controller_plot_in_chinese(tmp_path: Path, capsys: Any) -> None:
     assert _files(tmp_path) == figures | run, "a single controller writes what it always did"
     out = capsys.readouterr().out
     assert "gate: PASS" in out and "compare" not in out
+
+
+def test_calibrate_prints_the_identified_load_against_the_scene(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    assert (
+        cli_main(["dock", "--scene", "iiwa14_docking", "--calibrate", "--out", str(tmp_path)]) == 0
+    )
+    out = capsys.readouterr().out
+    assert "tool load identified" in out and "mass" in out and "bias_fx" in out
+    import json
+
+    doc = json.loads((tmp_path / "calibration" / "iiwa14_docking.json").read_text())
+    mass = next(r for r in doc["rows"] if r["quantity"] == "mass")
+    assert abs(mass["identified"] - 0.3) < 1e-6 and mass["scene"] == 0.3
+    assert doc["residual_identified_N"] < 1e-6

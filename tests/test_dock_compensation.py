@@ -12,8 +12,9 @@ from mjscope.dock.config import FtCfg
 from mjscope.dock.env import MujocoEnv
 from mjscope.dock.loop import Probe
 from mjscope.dock.perturb import TrialScene
-from mjscope.dock.run_docking import build_compensator, run_simulation
+from mjscope.dock.run_docking import run_simulation
 from mjscope.dock.scene import Scene, load_scene
+from mjscope.dock.stages import build_compensator
 from tests.utils import assert_close
 
 BIAS = (0.5, -0.3, 0.2, 0.01, -0.02, 0.005)

@@ -71,3 +71,21 @@ def test_envelope_success_falls_with_the_lateral_offset(tmp_path: Path) -> None:
     assert float(rows[0]["wilson95_low"]) < 1.0 == float(rows[0]["wilson95_high"])
     assert (folder / "envelope.png").stat().st_size > 0 and (folder / "envelope.md").is_file()
     assert cli_main(["dock", "--envelope", "spin=1:2:3", "--out", str(tmp_path)]) == 2
+
+
+def test_the_envelope_on_ray_gives_the_same_table(tmp_path: Path, ray_head) -> None:  # type: ignore[no-untyped-def]
+    """Same items on the session's Ray head and in this process: byte-identical CSV."""
+    from rich.console import Console
+
+    from mjscope.dock.campaign_plan import CampaignCmdCfg
+    from mjscope.dock.envelope import run_envelope
+    from mjscope.runner import ExecutorCfg
+
+    def run(out: Path, ex: ExecutorCfg) -> bytes:
+        cmd = CampaignCmdCfg(scene="iiwa14_docking", controllers=("cic",), trials=1, quick=True,
+                             out=out, executor=ex)  # fmt: skip
+        assert run_envelope(cmd, "yaw=0,3", Console()) == 0
+        return (out / "envelope" / "iiwa14_docking" / "envelope.csv").read_bytes()
+
+    here = run(tmp_path / "a", ExecutorCfg(jobs=1, progress=False))
+    assert run(tmp_path / "b", ExecutorCfg(ray=ray_head.address, progress=False)) == here

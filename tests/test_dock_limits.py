@@ -78,3 +78,19 @@ def test_scene_limits_come_from_the_model_and_the_hqp_section() -> None:
     )
     assert np.allclose(lim.tau_max, mj.actuator_ctrlrange[:7, 1])
     assert np.all(lim.a_max == sc.cfg.controller.hqp.acceleration_limit)
+
+
+def test_hqp_limits_hold_on_a_noisy_campaign_trial() -> None:
+    """Trial 0 of the bundled campaign (F/T noise 0.2 N, a 0.36 kg tool against the model's
+    0.3 kg, a start error at the acceleration limit) exceeded 50 rad/s² by 16 % before the
+    scene declared ``hqp.wrench_uncertainty``; with it the box keeps the limits."""
+    from mjscope.dock.campaign import TrialItem, plan, run_trial
+    from mjscope.dock.campaign_plan import CampaignCmdCfg
+
+    p = plan(CampaignCmdCfg(scene="iiwa14_docking_campaign", controllers=("hqp",)))
+    row = run_trial(TrialItem(p.scene.cfg, p.campaign, 0, "hqp", None))
+    assert row["limit_violations"] == 0 and row["success"]
+    unguarded = dataclasses.replace(p.scene.cfg.controller.hqp, wrench_uncertainty=(0.0, 0.0))
+    cfg = dataclasses.replace(p.scene.cfg, controller=dataclasses.replace(
+        p.scene.cfg.controller, hqp=unguarded))  # fmt: skip
+    assert run_trial(TrialItem(cfg, p.campaign, 0, "hqp", None))["limit_violations"] > 0

@@ -87,31 +87,37 @@ def _peer_step_cost(scene: Scene, duration: float) -> float:
     kp = np.array([900.0, 900.0, 400.0, 900.0, 900.0, 900.0])  # the scene's, as 1/s²
     kd = 2.0 * np.sqrt(kp)
     kp_null, kd_null = 10.0, 2.0
-    nv, eye = model.nv, np.eye(model.nv)
+    nv = model.nv
+    # As opspace.py: joints and actuators by name, the site through its named accessor.
+    dof_ids = np.array([model.jnt_dofadr[model.joint(f"joint{i}").id] for i in range(1, 8)])
+    actuator_ids = np.array([model.actuator(f"motor{i}").id for i in range(1, 8)])
     jac, M_inv = np.zeros((6, nv)), np.zeros((nv, nv))
     twist, sq, sqc, err = np.zeros(6), np.zeros(4), np.zeros(4), np.zeros(4)
-    lo, hi = model.actuator_ctrlrange.T
+    target_pos, target_quat = np.zeros(3), np.zeros(4)  # its mocap target, moved per step
     start = time.perf_counter()
     for k in range(n):
-        twist[:3] = targets_p[k] - data.site_xpos[site]
-        mujoco.mju_mat2Quat(sq, data.site_xmat[site])
+        target_pos[:], target_quat[:] = targets_p[k], targets_q[k]
+        dx = target_pos - data.site(site).xpos
+        twist[:3] = dx
+        mujoco.mju_mat2Quat(sq, data.site(site).xmat)
         mujoco.mju_negQuat(sqc, sq)
-        mujoco.mju_mulQuat(err, targets_q[k], sqc)
+        mujoco.mju_mulQuat(err, target_quat, sqc)
         mujoco.mju_quat2Vel(twist[3:], err, 1.0)
         mujoco.mj_jacSite(model, data, jac[:3], jac[3:], site)
-        mujoco.mj_solveM(model, data, M_inv, eye)
+        mujoco.mj_solveM(model, data, M_inv, np.eye(nv))
         Mx_inv = jac @ M_inv @ jac.T
         if abs(np.linalg.det(Mx_inv)) >= 1e-2:
             Mx = np.linalg.inv(Mx_inv)
         else:
             Mx = np.linalg.pinv(Mx_inv, rcond=1e-2)
-        tau = jac.T @ Mx @ (kp * twist - kd * (jac @ data.qvel))
+        tau = jac.T @ Mx @ (kp * twist - kd * (jac @ data.qvel[dof_ids]))
         Jbar = M_inv @ jac.T @ Mx
-        ddq = kp_null * (q0 - data.qpos) - kd_null * data.qvel
-        tau += (eye - jac.T @ Jbar.T) @ ddq
-        tau += data.qfrc_bias
+        ddq = kp_null * (q0 - data.qpos[dof_ids]) - kd_null * data.qvel[dof_ids]
+        tau += (np.eye(nv) - jac.T @ Jbar.T) @ ddq
+        tau += data.qfrc_bias[dof_ids]
+        lo, hi = model.actuator_ctrlrange.T  # (opspace.py: np.clip(tau, *ctrlrange.T))
         np.clip(tau, lo, hi, out=tau)
-        data.ctrl[:] = tau
+        data.ctrl[actuator_ids] = tau[actuator_ids]
         mujoco.mj_step(model, data)
     return (time.perf_counter() - start) / max(n, 1)
 

@@ -24,8 +24,8 @@ from rich.table import Table
 
 from mjscope.control.tool_load import Identified, ToolLoad, ToolLoadCompensator, identify, regressor
 from mjscope.dock.env import MujocoEnv
-from mjscope.dock.run_docking import tool_load
 from mjscope.dock.scene import Scene
+from mjscope.dock.stages import tool_load
 from mjscope.exceptions import SimulationError
 from mjscope.paths import check_writable, write_json
 

@@ -162,6 +162,9 @@ class HqpCfg:
         t_soften: Time constant of lowering the stiffness [s].
         t_restore: Time constant of restoring it [s].
         contact_threshold: Force that switches the preload on [N].
+        wrench_uncertainty: Bound on the error of the wrench the QP's torque cancels, force
+            [N] and moment [N·m] per axis (F/T noise, tool-mass error); the acceleration box
+            shrinks by ``|M⁻¹| |Jᵀ| w`` so the limits hold whatever that error is.
     """
 
     force_source: str = "sensor"
@@ -183,6 +186,7 @@ class HqpCfg:
     t_soften: float = 0.02  # [s]
     t_restore: float = 0.2  # [s]
     contact_threshold: float = 1.0  # [N]
+    wrench_uncertainty: tuple[float, float] = (0.0, 0.0)  # [N, N·m]
 
 
 @dataclass(frozen=True)
@@ -211,6 +215,24 @@ class ForceLoopCfg:
 
 
 @dataclass(frozen=True)
+class ScheduleCfg:
+    """Task stiffness and damping in time: multipliers of the controller's gains.
+
+    Linear between knots, held before the first and after the last; every controller (``hqp``
+    moves its nominal stiffness, which its adaptation then follows).
+
+    Attributes:
+        times: Knot times [s], increasing (empty: no schedule).
+        stiffness: Stiffness multiplier at each knot [-], > 0.
+        damping: Damping multiplier at each knot [-], > 0 (default: √stiffness, the same ratio).
+    """
+
+    times: tuple[float, ...] = ()
+    stiffness: tuple[float, ...] = ()
+    damping: tuple[float, ...] | None = None
+
+
+@dataclass(frozen=True)
 class ControllerCfg:
     """Controller overrides."""
 
@@ -219,6 +241,7 @@ class ControllerCfg:
     se3_impedance: Se3ImpedanceCfg = field(default_factory=Se3ImpedanceCfg)
     hqp: HqpCfg = field(default_factory=HqpCfg)
     force_loop: ForceLoopCfg = field(default_factory=ForceLoopCfg)
+    schedule: ScheduleCfg = field(default_factory=ScheduleCfg)
 
 
 @dataclass(frozen=True)

@@ -148,6 +148,8 @@ class MujocoEnv:
 
     def ft6(self) -> np.ndarray:
         """Raw F/T reading (force [N], torque [N·m]) in ``ft_site`` axes, a copy; (6,)."""
+        if self._t_adr == self._f_adr + 3:
+            return self._ft6.copy()  # one copy of the adjacent force, torque readings
         return np.concatenate([self._f_ft, self._m_ft])
 
     def eef_wrench(

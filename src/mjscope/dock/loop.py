@@ -33,6 +33,7 @@ from mjscope.control.tool_load import ToolLoadCompensator
 from mjscope.control.wrench import wrench_world_to_body
 from mjscope.dock.env import MujocoEnv
 from mjscope.dock.scene import Scene, dock_rotation
+from mjscope.dock.stages import GainSchedule, TorqueLimiter
 from mjscope.dock.telemetry import Log, Sample
 from mjscope.exceptions import ConfigError, SimulationError
 
@@ -105,8 +106,10 @@ class Probe:
         self.docking = scene.cfg.dock is not None
         self.compensator = compensator
         self._bias = np.asarray(scene.cfg.ft.bias, float)
+        self._biased = bool(np.any(self._bias))
         self._dt = scene.cfg.control_period
-        self._a0 = np.zeros(env.model.nv)
+        self._a0, self._a = np.zeros(env.model.nv), np.zeros(env.model.nv)
+        self._inv_dt = 1.0 / self._dt
         self._mouth, self._D, self._neg_axis = np.zeros(3), np.eye(3), np.zeros(3)
         if scene.cfg.dock is not None:
             self._mouth = np.asarray(scene.cfg.dock.pos, float)
@@ -125,12 +128,13 @@ class Probe:
         """
         env = self.env
         reading = env.ft6()
-        reading += self._bias
+        if self._biased:
+            reading += self._bias
         comp = self.compensator
         if comp is None:
             raw = env.eef_wrench(reading=reading)
             return raw, raw
-        a = self._a0 if v is None else (v - v_prev) / self._dt
+        a = self._a0 if v is None else np.subtract(v, v_prev, out=self._a) * self._inv_dt
         load = comp.predict(q_prev, v_prev, a)
         R = comp.sensor_rotation  # the axes the reading was taken in
         raw = env.eef_wrench(reading=reading, R_sensor=R)
@@ -158,40 +162,6 @@ class Probe:
         return p, R, wrench, env.contact_force(), -c2, math.hypot(c0, c1), angle, raw
 
 
-class TorqueLimiter:
-    """The loop's last stage: a torque-rate limit, then the actuators' torque limits.
-
-    The rate is limited against the torque sent the period before; :attr:`stats` counts the
-    periods each stage changed the torque.
-
-    Args:
-        limits: Symmetric torque limits [N·m]; (nu,).
-        rate: Torque-rate limit [N·m/s] (``inf``: none; the first period is not rate limited).
-        dt: Control period [s].
-    """
-
-    def __init__(self, limits: np.ndarray, rate: float, dt: float) -> None:
-        self.hi, self.lo = np.asarray(limits, float), -np.asarray(limits, float)
-        self.step = rate * dt
-        self.rated = math.isfinite(self.step)
-        self.prev: np.ndarray | None = None
-        self.stats = {"torque_saturated": 0, "rate_limited": 0}
-
-    def __call__(self, tau: np.ndarray) -> np.ndarray:
-        """The torque to send [N·m]; (nu,)."""
-        prev = self.prev
-        if self.rated and prev is not None:
-            limited = np.minimum(np.maximum(tau, prev - self.step), prev + self.step)
-            if np.count_nonzero(limited != tau):
-                self.stats["rate_limited"] += 1
-                tau = limited
-        out = np.minimum(np.maximum(tau, self.lo), self.hi)
-        if np.count_nonzero(out != tau):
-            self.stats["torque_saturated"] += 1
-        self.prev = out
-        return out
-
-
 def references(reference: ReferenceAdapter, n_steps: int, dt: float) -> Iterator[MotionReference]:
     """References at ``t = k·dt`` for ``k < n_steps``, computed :data:`CHUNK` at a time."""
     for k0 in range(0, n_steps, CHUNK):
@@ -209,6 +179,7 @@ def run_loop(
     compensator: ToolLoadCompensator | None = None,
     torque_rate: float = math.inf,
     shaper: ForceLoop | None = None,
+    schedule: GainSchedule | None = None,
 ) -> None:
     """Run ``n_steps`` control periods, logging into ``result.log``; sets steps, status, time.
 
@@ -224,6 +195,8 @@ def run_loop(
         torque_rate: Torque-rate limit of the loop [N·m/s] (:class:`TorqueLimiter`).
         shaper: Guarded approach / force loop applied to each reference (it sees the
             compensated world wrench); the log keeps the shaped reference.
+        schedule: Stiffness/damping multipliers in time, given to the controller's
+            ``set_gain_scale`` whenever they change.
     """
     sc = result.scene
     probe = Probe(env, sc, compensator)
@@ -252,6 +225,8 @@ def run_loop(
         t = k * dt
         if shaper is not None:
             ref = shaper.shape(ref, wrench)
+        if schedule is not None:
+            schedule.apply(ctrl, t)
         if not docking:
             F = zero
         else:

@@ -24,7 +24,6 @@ from mjscope.control.controllers import (
     Se3Gains,
     Se3LieController,
 )
-from mjscope.control.force_loop import ForceLoop, ForceLoopGains
 from mjscope.control.friction import FrictionModel
 from mjscope.control.planners import (
     CircleTrajectory,
@@ -37,14 +36,18 @@ from mjscope.control.planners import (
     TwoSegmentTrajectory,
     aligned_rotation,
 )
-from mjscope.control.tool_load import ToolLoad, ToolLoadCompensator
-from mjscope.dock.config import SceneCfg
 from mjscope.dock.env import MujocoEnv
 from mjscope.dock.gate import evaluate_gate
 from mjscope.dock.loop import RunResult, run_loop
 from mjscope.dock.metrics import compute_metrics
 from mjscope.dock.report import DockingReport, results_table_path, write_results_table
 from mjscope.dock.scene import TIMESTEP, Scene, dock_rotation, load_scene
+from mjscope.dock.stages import (
+    build_compensator,
+    build_schedule,
+    build_shaper,
+    loop_rate,
+)
 from mjscope.dock.telemetry import Log
 from mjscope.exceptions import ConfigError, UnknownNameError
 from mjscope.models import registry
@@ -255,50 +258,11 @@ def run_simulation(
     comp = build_compensator(sc, pin_model) if cfg.ft.compensate else None
     try:
         run_loop(env, ctrl, reference, ff, limits, n_steps, result, comp, loop_rate(cfg, name),
-                 build_shaper(sc, name))  # fmt: skip
+                 build_shaper(sc, name), build_schedule(sc, ctrl))  # fmt: skip
     finally:
         if record is not None:
             env.save_recording()  # streamed; kept up to where the run stopped
     return result
-
-
-def loop_rate(cfg: SceneCfg, controller: str) -> float:
-    """The loop's torque-rate limit [N·m/s]: ``impedance.torque_rate_limit``, or inf.
-
-    Every controller but ``hqp``, whose QP holds its own (``hqp.torque_rate_limit``).
-    """
-    rate = None if controller == "hqp" else cfg.controller.impedance.torque_rate_limit
-    return math.inf if rate is None else float(rate)
-
-
-def build_shaper(scene: Scene, controller: str) -> ForceLoop | None:
-    """The scene's guarded approach / force loop (``None`` when off or without a dock).
-
-    Along the nominal dock axis (into the socket), expected contact at the socket bottom;
-    ``hqp`` gets the guard only (it keeps its own preload).
-    """
-    fl, dock = scene.cfg.controller.force_loop, scene.cfg.dock
-    if not fl.enabled or dock is None:
-        return None
-    gains = ForceLoopGains(fl.target, fl.contact_threshold, fl.gain, fl.max_rate,
-                           fl.guard_distance, fl.guard_speed)  # fmt: skip
-    axis = -dock_rotation(dock)[:, 2]
-    return ForceLoop(gains, axis, dock.pos, dock.depth, scene.cfg.control_period,
-                     force_mode=controller != "hqp")  # fmt: skip
-
-
-def tool_load(scene: Scene) -> ToolLoad:
-    """The scene's tool beyond the sensor (``tool`` mass, centre, inertia; ``ft.bias``).
-
-    The peg's centre of mass sits on the tool axis at half its length from the sensor.
-    """
-    t = scene.cfg.tool
-    return ToolLoad.box(t.mass, (0.0, 0.0, t.length / 2), t.inertia, scene.cfg.ft.bias)
-
-
-def build_compensator(scene: Scene, pin_model: pin.Model) -> ToolLoadCompensator:
-    """Tool-load compensation of the scene's F/T reading on the control model."""
-    return ToolLoadCompensator(pin_model, "ft_site", tool_load(scene))
 
 
 def quick_duration(scene: Scene) -> float:

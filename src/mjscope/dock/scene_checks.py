@@ -118,6 +118,12 @@ def _check_hqp(cfg: SceneCfg, where: str) -> None:
             f"{where}: controller.hqp.torque_rate_limit must be > 0 [N·m/s] (or omitted), "
             f"got {hq.torque_rate_limit}"
         )
+    if min(hq.wrench_uncertainty) < 0:
+        raise ConfigError(
+            f"{where}: controller.hqp.wrench_uncertainty must be >= 0 [N, N·m], got "
+            f"{list(hq.wrench_uncertainty)}"
+        )
+    _check_schedule(cfg, where)
     rate = cfg.controller.impedance.torque_rate_limit
     if rate is not None and rate <= 0:
         raise ConfigError(
@@ -143,6 +149,22 @@ def _check_finite(obj: Any, where: str) -> None:
             raise ConfigError(f"{sub} is {v}; give a finite number")
         if dataclasses.is_dataclass(v) or isinstance(v, tuple):
             _check_finite(v, sub)
+
+
+def _check_schedule(cfg: SceneCfg, where: str) -> None:
+    """Knots increasing, one multiplier per knot, every multiplier > 0."""
+    s = cfg.controller.schedule
+    n = len(s.times)
+    damping = s.damping if s.damping is not None else s.stiffness
+    if len(s.stiffness) != n or len(damping) != n:
+        raise ConfigError(
+            f"{where}: controller.schedule needs one stiffness (and damping) value per time, got "
+            f"{n} times, {len(s.stiffness)} stiffness, {len(damping)} damping values"
+        )
+    if any(b <= a for a, b in zip(s.times, s.times[1:], strict=False)):
+        raise ConfigError(f"{where}: controller.schedule.times must increase, got {list(s.times)}")
+    if any(x <= 0 for x in (*s.stiffness, *damping)):
+        raise ConfigError(f"{where}: controller.schedule multipliers must be > 0")
 
 
 def _check_positive(cfg: SceneCfg, key: str, where: str) -> None:

@@ -91,7 +91,8 @@ class CartesianImpedanceController(FrameController):
         self._use_integral = bool(np.any(gains.ki))
         self._i_hi = np.full(3, gains.i_limit)  # vector bounds: faster than scalar ones
         self._i_lo = -self._i_hi
-        self._kd_pos, self._kd_rot = gains.kd[:3].copy(), gains.kd[3:].copy()
+        self._kp, self._kd = gains.kp.copy(), gains.kd.copy()  # scheduled (set_gain_scale)
+        self._kd_pos, self._kd_rot = self._kd[:3], self._kd[3:]
         self._dt = np.full(3, self.dt)  # a vector, like the null-space gains (cheaper)
         # Work buffers, reused every period (never returned), and views of them.
         self._e = np.zeros(6)  # [position; orientation] error, world axes
@@ -106,6 +107,11 @@ class CartesianImpedanceController(FrameController):
     def reset(self) -> None:
         """Clear the integral of the position error."""
         self.integral[:] = 0.0  # in place: compute() updates this array
+
+    def set_gain_scale(self, stiffness: float, damping: float) -> None:
+        """Task stiffness and damping = the gains' × ``stiffness`` and × ``damping`` [-]."""
+        np.multiply(self.gains.kp, stiffness, out=self._kp)
+        np.multiply(self.gains.kd, damping, out=self._kd)
 
     def kinematics(self, q: np.ndarray, v: np.ndarray) -> tuple[Any, np.ndarray, np.ndarray]:
         """Frame placement, Jacobian (6, nv) and J̇ (6, nv), both LOCAL_WORLD_ALIGNED."""
@@ -136,8 +142,8 @@ class CartesianImpedanceController(FrameController):
         g, u, u_pos = self.gains, self._u, self._u_pos
         np.subtract(reference.pos, oMf.translation, out=self._e_pos)
         self._e_rot[:] = pin.log3(reference.rot.dot(oMf.rotation.T))  # log(R_d Rᵀ)
-        np.multiply(g.kp, self._e, out=u)
-        u -= g.kd * J.dot(v)
+        np.multiply(self._kp, self._e, out=u)
+        u -= self._kd * J.dot(v)
         u_pos += reference.acc + self._kd_pos * reference.vel
         w_d = reference.V_d[3:]  # body angular velocity of the reference (zero when fixed)
         if w_d.any():  # world ω_d = R_d ω_b, ω̇_d = R_d ω̇_b (ω × ω = 0)

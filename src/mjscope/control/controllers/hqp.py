@@ -117,6 +117,9 @@ class HqpController(FrameController):
             realised acceleration (and the velocity and position it integrates to) stays inside
             the limits whatever that torque is (``robust_infeasible`` counts the periods where
             the box is narrower than the uncertainty: its midpoint is then used).
+        wrench_uncertainty: Bound on the error of the wrench ``F`` the torque cancels (force
+            [N], moment [N·m] per axis; F/T noise, a tool-mass error): adds ``|Jᵀ| w`` to the
+            torque uncertainty, per period (``None``: none).
 
     Raises:
         ConfigError: Unknown force source, or limits/gains of the wrong size.
@@ -140,6 +143,7 @@ class HqpController(FrameController):
         iter_limit: int = 100,
         implicit_damping: npt.ArrayLike | None = None,
         torque_uncertainty: npt.ArrayLike | None = None,
+        wrench_uncertainty: tuple[float, float] | None = None,
     ) -> None:
         if force_source not in FORCE_SOURCES:
             raise ConfigError(f"hqp force_source {force_source!r} unknown; valid: sensor, observer")
@@ -170,6 +174,7 @@ class HqpController(FrameController):
         self._qp_near = DenseQp(nv, nv, iter_limit, eq_rows=no_eq)  # nearest to the box
         self._qp_near.H = np.eye(nv)
         self._k_nom = np.clip(gains.kp, gains.kp_min, gains.kp_max)
+        self._kd_nom = gains.kd.copy()  # scheduled with _k_nom (set_gain_scale)
         self._dead = np.r_[np.full(3, gains.force_dead), np.full(3, gains.moment_dead)]
         self._span = np.r_[np.full(3, gains.force_sat), np.full(3, gains.moment_sat)] - self._dead
         self._k_drop = self._k_nom - gains.kp_min  # full softening per axis [1/s²]; (6,)
@@ -200,6 +205,12 @@ class HqpController(FrameController):
         unc = None if torque_uncertainty is None else np.asarray(torque_uncertainty, float)
         self._unc = unc if unc is not None and np.count_nonzero(unc) else None
         self._eye = np.eye(nv)
+        wu = (
+            None
+            if wrench_uncertainty is None
+            else np.repeat(np.asarray(wrench_uncertainty, float), 3)
+        )
+        self._w_unc = wu if wu is not None and np.count_nonzero(wu) else None
         self._bl2_task, self._bu2_task = b2l[2 * nv :], b2u[2 * nv :]
         self._qp2.H = self._H2 = np.zeros((nv, nv))
         self.stats: dict[str, int] = {}
@@ -208,7 +219,7 @@ class HqpController(FrameController):
     def reset(self) -> None:
         """Nominal stiffness, zero integral, preload off, zero previous torque and counters."""
         self.kp = self._k_nom.copy()
-        self.kd = self.gains.kd.copy()
+        self.kd = self._kd_nom.copy()
         self._nominal = True  # kp == k_nom (adaptation idle until a force leaves the dead band)
         self.integral = np.zeros(3)
         self.preload_activation = 0.0
@@ -221,6 +232,18 @@ class HqpController(FrameController):
                       "robust_infeasible": 0}  # fmt: skip
         if self.observer is not None:
             self.observer.reset()
+
+    def set_gain_scale(self, stiffness: float, damping: float) -> None:
+        """Nominal stiffness and damping = the gains' × ``stiffness`` and × ``damping`` [-].
+
+        The adapted stiffness moves to the new nominal with the adaptation's time constants
+        (``t_restore`` up, ``t_soften`` down), so a schedule step is smoothed.
+        """
+        g = self.gains
+        self._k_nom = np.clip(g.kp * stiffness, g.kp_min, g.kp_max)
+        self._k_drop = self._k_nom - g.kp_min
+        self._kd_nom = g.kd * damping
+        self._nominal = False  # let the adaptation move kp to the new nominal
 
     def observe(
         self,
@@ -270,8 +293,10 @@ class HqpController(FrameController):
             Mt = self._Mt
             np.copyto(Mt, M)
             Mt.flat[:: len(v) + 1] += self._imp
-        if self._unc is not None:
-            self._shrink_box(Mt)
+        if self._unc is not None or self._w_unc is not None:
+            unc = self._wrench_unc(J) if self._w_unc is not None else self._unc
+            assert unc is not None
+            self._shrink_box(Mt, unc)
         qdd = self._solve(J, M, b, q, v, Mt)
         self.stats["steps"] += 1
         if qdd is None:  # nothing solved: hold the previous torque within the limits
@@ -318,7 +343,7 @@ class HqpController(FrameController):
             self._nominal = True
         else:
             self._nominal = False
-        np.multiply(g.kd, np.sqrt(self.kp / self._k_nom), out=self.kd)
+        np.multiply(self._kd_nom, np.sqrt(self.kp / self._k_nom), out=self.kd)
 
     def _task_target(
         self,
@@ -378,13 +403,21 @@ class HqpController(FrameController):
         np.add(lo, shift, out=self._qp1.lb)
         np.add(hi, shift, out=self._qp1.ub)
 
-    def _shrink_box(self, Mt: np.ndarray) -> None:
+    def _wrench_unc(self, J: np.ndarray) -> np.ndarray:
+        """``u + |Jᵀ| w``: the joint torque a wrench error of up to ``w`` per axis makes; (nv,)."""
+        assert self._w_unc is not None
+        out = np.abs(J).T.dot(self._w_unc)
+        if self._unc is not None:
+            out += self._unc
+        return out
+
+    def _shrink_box(self, Mt: np.ndarray, unc: np.ndarray) -> None:
         """Shrink level 1's box by ``|Mt⁻¹| u`` (see ``torque_uncertainty``)."""
         lo, hi = self._qp1.x_lb, self._qp1.x_ub
         _, Minv, info = dposv(Mt, self._eye)
         if info != 0:  # not positive definite: leave the box (never seen on a scene)
             return
-        delta = np.abs(Minv).dot(self._unc)
+        delta = np.abs(Minv).dot(unc)
         hi -= delta
         lo += delta
         narrow = lo > hi
@@ -490,6 +523,8 @@ class HqpController(FrameController):
         """
         hq = controller_cfg.hqp
         gains = HqpGains.from_cfg(controller_cfg.impedance, hq)
+        wu = getattr(hq, "wrench_uncertainty", None)
+        wrench_uncertainty = None if wu is None else (float(wu[0]), float(wu[1]))
         for field, key in CFG_LIMIT_FIELDS.items():
             if getattr(hq, field, None) is not None:
                 limit_kwargs.setdefault(key, getattr(hq, field))
@@ -503,4 +538,5 @@ class HqpController(FrameController):
         return cls(model, frame, gains, limits, q_null, dt, hq.force_source, observer,
                    hq.preload_force, getattr(hq, "contact_threshold", 1.0),
                    implicit_damping=implicit_damping,
-                   torque_uncertainty=torque_uncertainty)  # fmt: skip
+                   torque_uncertainty=torque_uncertainty,
+                   wrench_uncertainty=wrench_uncertainty)  # fmt: skip

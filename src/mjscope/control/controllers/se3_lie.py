@@ -152,6 +152,7 @@ class Se3LieController(FrameController):
         super().__init__(model, frame, gains, q_null)
         self._md_inv = None if apparent_inertia is None else 1.0 / np.asarray(apparent_inertia)
         self._log = gains.potential == "log"
+        self._kp = gains.kp.copy()  # scheduled (set_gain_scale)
         self._kp_t = gains.kp[:3].copy()
         k = gains.kp[3:]
         self._K_R = np.diag(0.5 * k.sum() - k)  # Frobenius rotation weight (local stiffness k)
@@ -164,6 +165,15 @@ class Se3LieController(FrameController):
         self._fG = np.zeros(6)
         self._JJt = np.zeros((6, 6))
         self.feedforward_dropped = False  # the singularity guard's last decision
+
+    def set_gain_scale(self, stiffness: float, damping: float) -> None:
+        """Task stiffness and damping = the gains' × ``stiffness`` and × ``damping`` [-]."""
+        g = self.gains
+        np.multiply(g.kp, stiffness, out=self._kp)
+        self._kp_t[:] = self._kp[:3]
+        k = self._kp[3:]
+        self._K_R[:] = np.diag(0.5 * k.sum() - k)
+        np.multiply(g.kd, damping, out=self._kd)
 
     def compute(
         self,
@@ -227,7 +237,7 @@ class Se3LieController(FrameController):
         """Value of the chosen potential Ψ at the error ``T̃ = T_d⁻¹ T`` (a ``pin.SE3``) [1/s²]."""
         if self._log:
             xi = pin.log6(Terr).vector
-            return 0.5 * float(xi.dot(self.gains.kp * xi))
+            return 0.5 * float(xi.dot(self._kp * xi))
         t = Terr.translation
         return 0.5 * float(t.dot(self._kp_t * t)) + float(
             np.trace(self._K_R @ (np.eye(3) - Terr.rotation))
@@ -242,7 +252,7 @@ class Se3LieController(FrameController):
         f = self._fG
         if self._log:
             xi = pin.log6(Terr).vector
-            f[:] = pin.Jlog6(Terr).T.dot(self.gains.kp * xi)
+            f[:] = pin.Jlog6(Terr).T.dot(self._kp * xi)
             return f
         E, t = Terr.rotation, Terr.translation
         f[:3] = E.T.dot(self._kp_t * t)
