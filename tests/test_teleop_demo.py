@@ -81,4 +81,8 @@ def test_demo_checks_its_outputs_before_the_run(tmp_path: Path, capsys) -> None:
     assert "must end in .html" in capsys.readouterr().err
     assert main([*args, "--size", "10x10"]) == 2
     assert "--size '10x10'" in capsys.readouterr().err
+    assert main([*args, "--json", str(tmp_path / "s.txt")]) == 2
+    assert "must end in .json" in capsys.readouterr().err
+    assert main(["teleop", "--mock", "--xr", "demo", "--size", "800x600"]) == 2  # sizes nothing
+    assert "add one of those or drop --size" in capsys.readouterr().err
     assert not (tmp_path / "teleop").exists()

@@ -104,7 +104,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run teleop (or ``--demo``); exit 1 when an arm ended in a safe stop."""
-    from mjscope.cli._common import cfg_from_args, console, parse_size
+    from mjscope.cli._common import DEFAULT_SIZE, cfg_from_args, console, parse_size
     from mjscope.exceptions import MjscopeError
     from mjscope.teleop.session import TeleopCmdCfg, run_teleop
 
@@ -113,6 +113,11 @@ def run(args: argparse.Namespace) -> int:
         return _run_demo(args, size)
     if args.mode is None:
         raise MjscopeError("choose the arms: --mock, --real (hardware), or --demo")
+    if args.size != DEFAULT_SIZE and args.record is None:
+        raise MjscopeError(
+            f"--size {args.size} sizes the --demo frames or the --mujoco --record video; "
+            "add one of those or drop --size"
+        )
     if args.out is not None:
         raise MjscopeError("--out is for --demo; a teleop run writes --report and --log")
     xr = args.xr or ("replay" if args.replay is not None else "udp")
@@ -124,11 +129,14 @@ def run(args: argparse.Namespace) -> int:
 def _run_demo(args: argparse.Namespace, size: tuple[int, int]) -> int:
     """``--demo``: the files it wrote on the console, its summary to ``--json``."""
     from mjscope.cli._common import console, out_dir
-    from mjscope.paths import check_writable, write_json
+    from mjscope.exceptions import MjscopeError
+    from mjscope.paths import STDOUT, check_writable, write_json
     from mjscope.teleop.demo import run_demo
 
     json_path = args.json or args.report
     if json_path is not None:
+        if json_path != STDOUT and Path(json_path).suffix.lower() != ".json":
+            raise MjscopeError(f"--json {json_path!r} must end in .json (or be - for stdout)")
         check_writable(json_path)
     con = console(args)
     picture = functools.partial(MirrorPicture, size=size)
