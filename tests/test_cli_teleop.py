@@ -54,7 +54,7 @@ def test_mujoco_shows_the_yaml_initial_pose_through_the_mock(tmp_path: Path, cap
     # no XR input at all (a UDP port nobody sends to): the arms stay where the YAML puts them,
     # for long enough that the recording's renderer is up even on a loaded machine
     args = ["teleop", "--mock", "--transport", "inproc", "--xr-port", "0"]
-    args += ["--mujoco", "--viewer", "none", "--duration", "3.0"]
+    args += ["--mujoco", "--viewer", "none", "--duration", "3.0", "--size", "320x240"]
     assert main([*args, "--record", str(gif), "--report", str(rep)]) == 0
     out = capsys.readouterr().out
     assert "MuJoCo mirror on" in out and f"wrote {gif}" in out
@@ -65,7 +65,8 @@ def test_mujoco_shows_the_yaml_initial_pose_through_the_mock(tmp_path: Path, cap
         want = np.radians(s.initial_joint_pose_deg)
         got = [mirror["joint_positions_rad"][n] for n in s.joint_names]
         assert got == pytest.approx(want.tolist(), abs=1e-12), side
-    assert iio.imread(gif, index=None).shape[0] >= 1
+    frames = iio.imread(gif, index=None)
+    assert frames.shape[0] >= 1 and frames.shape[1:3] == (240, 320)  # --size
 
 
 def test_mujoco_follows_the_commanded_arms(tmp_path: Path) -> None:
@@ -99,6 +100,8 @@ def test_real_with_no_arm_is_a_one_line_error_never_a_mock(capsys, extra: list[s
         (["--duration", "-1"], "must be > 0"),
         (["--urdf", "missing.urdf"], "not found"),
         (["--report", "r.txt"], r"must end in .json"),
+        (["--html", "r.txt"], r"must end in .html"),
+        (["--size", "640"], r"--size '640': give WIDTHxHEIGHT"),
     ],
 )
 def test_mistakes_are_one_line_errors(capsys, args: list[str], match: str) -> None:
@@ -148,12 +151,17 @@ def test_the_demo_films_the_scripted_session(
         out = tmp_path / "mjscope-out" / "teleop"
     frames = iio.imread(out / "teleop_demo.mp4", index=None)
     assert frames.shape[0] > 100 and np.any(frames[0] != frames[-1])
+    assert frames.shape[1:3] == (480, 640)
     report = json.loads((out / "teleop_report.json").read_text())
     for r in report["sides"].values():
         assert r["resets"] == 1 and r["safe_stop"] is None
     assert report["sides"]["left"]["clutch_engagements"] == 2  # re-anchored after X, grip held
-    assert (out / "teleop_strip.png").is_file()
-    assert "teleop:" in capsys.readouterr().out
+    assert iio.imread(out / "teleop_strip.png").shape == (480, 4 * 640, 3)  # full-size frames
+    assert "Latency" in (out / "report.html").read_text()
+    if how == "mjscope demo":
+        assert 'href="teleop/report.html"' in (tmp_path / "index.html").read_text()
+    text = capsys.readouterr().out
+    assert "left: 2 engagements, 1 reset," in text and "right: 1 engagement, 1 reset," in text
 
 
 @pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
@@ -180,6 +188,18 @@ def test_ctrl_c_and_sigterm_brake_write_the_outputs_and_exit_130(tmp_path: Path,
     assert report["interrupted"] is True and report["fault"] is None
     assert all(r["safe_stop"] is None for r in report["sides"].values())
     assert log.is_file()
+
+
+def test_a_run_writes_its_html_page_with_the_stage_latencies(tmp_path: Path, capsys) -> None:
+    page = tmp_path / "pages" / "run.html"
+    assert main([*MOCK, "--duration", "0.5", "--html", str(page)]) == 0
+    assert f"wrote {page}" in capsys.readouterr().out
+    html = page.read_text()
+    assert "mjscope teleop" in html and ">OK</span>" in html and "no safe stop" in html
+    assert "per-stage time per cycle" in html and "p50 [µs]" in html and "p99 [µs]" in html
+    for stage in ("target", "ik", "limits", "send"):
+        assert f"<td>{stage}</td>" in html, stage
+    assert "XR dropped" in html and "loop missed" in html and "fault policy" in html
 
 
 def test_the_demo_honours_duration_and_out(tmp_path: Path, capsys) -> None:

@@ -10,6 +10,7 @@ imported. This module is the one place where teleop and the mirror meet.
 from __future__ import annotations
 
 import argparse
+import functools
 import logging
 import threading
 from pathlib import Path
@@ -35,6 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         add_bus_arguments,
         add_map_prefix_argument,
         add_model_arguments,
+        add_size_argument,
         add_viewer_argument,
     )
 
@@ -75,6 +77,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--duration", type=float, default=None, help="run time [s] (default: Ctrl-C)")
     p.add_argument("--report", default=None, metavar="FILE", help="same as --json FILE")
     p.add_argument(
+        "--html", default=None, metavar="FILE", help="one-page HTML report of the run (or demo)"
+    )
+    p.add_argument(
         "--out",
         default=None,
         metavar="DIR",
@@ -93,29 +98,55 @@ def register(sub: argparse._SubParsersAction) -> None:
         p, "--mujoco window: native, none (headless) or auto (native when DISPLAY is set)"
     )
     p.add_argument("--record", default=None, metavar="FILE", help="--mujoco video .mp4/.gif")
+    add_size_argument(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run teleop (or ``--demo``); exit 1 when an arm ended in a safe stop."""
-    from mjscope.cli._common import cfg_from_args, console, out_dir
+    from mjscope.cli._common import DEFAULT_SIZE, cfg_from_args, console, parse_size
     from mjscope.exceptions import MjscopeError
     from mjscope.teleop.session import TeleopCmdCfg, run_teleop
 
+    size = parse_size(args.size)
     if args.demo:
-        con = console(args)
-        written, code = demo(out_dir(args.out or DEMO_OUT), con, args.duration)
-        for path in written:
-            con.print(f"wrote {path}")
-        return code
+        return _run_demo(args, size)
     if args.mode is None:
         raise MjscopeError("choose the arms: --mock, --real (hardware), or --demo")
+    if args.size != DEFAULT_SIZE and args.record is None:
+        raise MjscopeError(
+            f"--size {args.size} sizes the --demo frames or the --mujoco --record video; "
+            "add one of those or drop --size"
+        )
     if args.out is not None:
         raise MjscopeError("--out is for --demo; a teleop run writes --report and --log")
     xr = args.xr or ("replay" if args.replay is not None else "udp")
     cfg = cfg_from_args(TeleopCmdCfg, args, xr=xr, report=args.json or args.report)
-    companion = MirrorCompanion(args) if cfg.mujoco else None
+    companion = MirrorCompanion(args, size) if cfg.mujoco else None
     return run_teleop(cfg, console(args), companion)
+
+
+def _run_demo(args: argparse.Namespace, size: tuple[int, int]) -> int:
+    """``--demo``: the files it wrote on the console, its summary to ``--json``."""
+    from mjscope.cli._common import console, out_dir
+    from mjscope.exceptions import MjscopeError
+    from mjscope.paths import STDOUT, check_writable, write_json
+    from mjscope.teleop.demo import run_demo
+
+    json_path = args.json or args.report
+    if json_path is not None:
+        if json_path != STDOUT and Path(json_path).suffix.lower() != ".json":
+            raise MjscopeError(f"--json {json_path!r} must end in .json (or be - for stdout)")
+        check_writable(json_path)
+    con = console(args)
+    picture = functools.partial(MirrorPicture, size=size)
+    out = out_dir(args.out or DEMO_OUT)
+    written, code, summary = run_demo(out, con, picture, args.duration, args.html)
+    for path in written:
+        con.print(f"wrote {path}")
+    if json_path is not None:
+        write_json(json_path, summary)
+    return code
 
 
 class MirrorCompanion:
@@ -125,7 +156,7 @@ class MirrorCompanion:
     mirror only (logged and reported), never the arms' commands or safe stops.
     """
 
-    def __init__(self, args: argparse.Namespace) -> None:
+    def __init__(self, args: argparse.Namespace, size: tuple[int, int] = (640, 480)) -> None:
         from mjscope.cli._common import load_options
         from mjscope.sim.viewer import resolve_viewer
 
@@ -133,6 +164,7 @@ class MirrorCompanion:
         self.load = load_options(args)
         self.viewer = resolve_viewer(args.viewer)
         self.record = Path(args.record) if args.record else None
+        self.size = size
         if self.record is not None:
             from mjscope.paths import check_writable
 
@@ -155,9 +187,9 @@ class MirrorCompanion:
             from mjscope.mirror.config import load_render_cfg
             from mjscope.mirror.loop import LoopOptions, run_loop
 
-            opts = LoopOptions(viewer=self.viewer, record=self.record)
+            opts = LoopOptions(viewer=self.viewer, record=self.record, size=self.size)
             try:
-                model = _mirror_model(self.model, self.load)
+                model = _mirror_model(self.model, self.load, self.size)
             finally:
                 self._loaded.set()
             mirror, _ = run_loop(model, rig, load_render_cfg(), transport, opts, self._stop)
@@ -176,41 +208,50 @@ class MirrorCompanion:
         return self._result
 
 
-def _mirror_model(name: str, load: Any) -> Any:
+def _mirror_model(name: str, load: Any, size: tuple[int, int]) -> Any:
     from mjscope.models import compile_spec, load_spec
     from mjscope.models.scene import add_light, set_offscreen_size
 
     spec = load_spec(name, load)
     if not spec.lights:
         add_light(spec)
-    set_offscreen_size(spec, 1280, 960)
+    set_offscreen_size(spec, *size)
     return compile_spec(spec, name)
 
 
 class MirrorPicture:
-    """The demo's picture: the mirror on the demo's bus, rendered offscreen on its clock."""
+    """The demo's picture: the mirror on the demo's bus, rendered offscreen on its clock.
 
-    def __init__(self, transport: Transport, rig: RigCfg) -> None:
+    The camera is fitted to both arms at the first frame; every frame carries a caption with
+    the model and the sim time.
+    """
+
+    def __init__(
+        self, transport: Transport, rig: RigCfg, size: tuple[int, int] = (640, 480)
+    ) -> None:
         import mujoco
 
         from mjscope.mirror.config import load_render_cfg
-        from mjscope.mirror.loop import camera_of
         from mjscope.mirror.mirror import Mirror
         from mjscope.sim.render import OffscreenRenderer
 
-        model = _mirror_model(MIRROR_MODEL, None)
+        model = _mirror_model(MIRROR_MODEL, None, size)
         model.light_castshadow[:] = 0  # headless GL renders in software: shadows cost 6× a frame
         self._t = 0.0
         self.mirror = Mirror(
             model, mujoco.MjData(model), rig, load_render_cfg(), transport, clock=lambda: self._t
         )
-        self._renderer = OffscreenRenderer(model, 400, 300, camera=camera_of(model))
+        self._renderer = OffscreenRenderer(model, *size)  # camera None: fitted to the arms
 
     def frame(self, t: float) -> Any:
         """The mirror's picture at ``t`` (``None`` until both arms were seen)."""
+        from mjscope.sim.render import caption_text
+
         self._t = t
         self.mirror.update(t)
-        return self._renderer.render(self.mirror.data) if self.mirror.ready else None
+        if not self.mirror.ready:
+            return None
+        return self._renderer.render(self.mirror.data, caption_text(self.mirror.model, t))
 
     def report(self, t: float) -> dict[str, Any]:
         """The mirror's report."""
@@ -221,8 +262,9 @@ class MirrorPicture:
         self._renderer.close()
 
 
-def demo(out: Path, con: Console, duration: float | None = None) -> tuple[list[Path], int]:
+def demo(out: Path, con: Console) -> tuple[list[Path], int]:
     """A scripted XR session drives both mock arms through teleop; the mirror films it."""
     from mjscope.teleop.demo import run_demo
 
-    return run_demo(out, con, MirrorPicture, duration)
+    written, code, _ = run_demo(out, con, MirrorPicture)
+    return written, code

@@ -23,9 +23,11 @@ from mjscope.bridge.transport import open_transport
 from mjscope.bridge.transport.base import Transport
 from mjscope.exceptions import MjscopeError
 from mjscope.paths import STDOUT, check_writable, write_json
+from mjscope.report import write_html
 from mjscope.rig import RigCfg, check_rig_cfg, load_rig_cfg, map_prefixes, select_sides
 from mjscope.signals import INTERRUPTS, exit_code, stop_on_sigterm
 from mjscope.teleop.build import MODES, build_arm, configure_controller, make_adapter
+from mjscope.teleop.html_page import teleop_page
 from mjscope.teleop.loop import Teleop
 from mjscope.teleop.node import TeleopArm
 from mjscope.teleop.report import CycleLog, arm_report, loop_dict
@@ -68,6 +70,7 @@ class TeleopCmdCfg:
         replay: Replay file of ``--xr replay``.
         duration: Run time [s]; ``None``: until Ctrl-C.
         report: JSON report path or ``None``.
+        html: One-page HTML report path or ``None``.
         log: CSV log path (one row per cycle per side) or ``None``.
         left_addr: ``--real``: left controller ``HOST:PORT`` (``None``: from the config).
         right_addr: ``--real``: right controller ``HOST:PORT``.
@@ -92,6 +95,7 @@ class TeleopCmdCfg:
     replay: str | None = None
     duration: float | None = None
     report: str | None = None
+    html: str | None = None
     log: str | None = None
     left_addr: str | None = None
     right_addr: str | None = None
@@ -183,6 +187,7 @@ def run_teleop(cfg: TeleopCmdCfg, con: Console, companion: Companion | None = No
     rig = load_rig(cfg)
     report_path = check_writable(cfg.report) if cfg.report == STDOUT else _out(cfg.report, ".json")
     log_path = _out(cfg.log, ".csv")
+    html_path = _out(cfg.html, ".html")
     root = read_urdf(cfg.urdf)
     kind = cfg.transport or "dds"
     result: dict[str, Any] = {}
@@ -211,11 +216,14 @@ def run_teleop(cfg: TeleopCmdCfg, con: Console, companion: Companion | None = No
     report = session_report(cfg, kind, teleop, result.get("mirror"))
     if report_path is not None:
         write_json(report_path, report)
-    print_summary(con, report, report_path, log_path)
-    print_end(con, teleop.fault, teleop.interrupted, cfg.isolate_faults)
     # Ctrl-C/SIGTERM always cut a teleop run (130, after the brake): the rule, even
     # without --duration (unlike a mirror, whose normal end Ctrl-C is).
-    return exit_code(failed=bool(teleop.stopped), endless=False)
+    code = exit_code(failed=bool(teleop.stopped), endless=False)
+    if html_path is not None:
+        write_html(html_path, teleop_page(report, [], code))
+    print_summary(con, report, report_path, log_path, html_path)
+    print_end(con, teleop.fault, teleop.interrupted, cfg.isolate_faults)
+    return code
 
 
 def _run(teleop: Teleop, cfg: TeleopCmdCfg, stop: threading.Event) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 from rich.console import Console
 
 from mjscope.paths import STDOUT
+from mjscope.text import plural
 
 
 def stage_line(stages: dict[str, dict[str, Any]]) -> str:
@@ -21,14 +22,19 @@ def stage_line(stages: dict[str, dict[str, Any]]) -> str:
 
 
 def print_summary(
-    con: Console, report: dict[str, Any], report_path: Path | None, log_path: Path | None
+    con: Console,
+    report: dict[str, Any],
+    report_path: Path | None,
+    log_path: Path | None,
+    html_path: Path | None = None,
 ) -> None:
     """Per side: cycles, rate, clutch, resets, IK rejects, clamps, timeouts, safe stop."""
     for side, r in report["sides"].items():
         clamps = {k: v for k, v in r["clamps"].items() if v} or "none"
         con.print(
-            f"{side:>6}: {r['cycles']} cycles ({r['rate_hz']:.1f} Hz), {r['clutch_engagements']} "
-            f"engagements, {r['resets']} resets, QP failures {r['qp_failures']}, clamps {clamps}, "
+            f"{side:>6}: {plural(r['cycles'], 'cycle')} ({r['rate_hz']:.1f} Hz), "
+            f"{plural(r['clutch_engagements'], 'engagement')}, {plural(r['resets'], 'reset')}, "
+            f"QP failures {r['qp_failures']}, clamps {clamps}, "
             f"XR timeouts {r['xr_timeouts']}, feedback timeouts {r['feedback_timeouts']}",
             soft_wrap=True,
         )
@@ -40,7 +46,7 @@ def print_summary(
         con.print(f"[yellow]MuJoCo mirror: {mirror['error']} (teleop was not affected)[/]")
     if mirror and mirror.get("record"):
         con.print(f"wrote {mirror['record']}")
-    for p in (report_path, log_path):
+    for p in (report_path, log_path, html_path):
         if p is not None and str(p) != STDOUT:
             con.print(f"wrote {p}")
 
