@@ -173,6 +173,9 @@ class CommandLink:
                 data = self._sock.recv(65536)
             except TimeoutError:
                 continue
+            except ConnectionResetError:  # the controller went away without a clean close
+                self._mark_closed("the controller closed the connection (reset)")
+                return
             except OSError as e:
                 self._mark_closed(f"connection lost ({e.strerror or e})")
                 return
