@@ -26,12 +26,17 @@ def _json_stdout(capsys: pytest.CaptureFixture[str], argv: list[str]) -> tuple[i
 
 
 def assert_shows_title_and_a_plot(shot: np.ndarray) -> None:
-    """Dark title text near the top, and a plot's coloured lines below it."""
+    """Dark title text near the top, and below it a plot's axes frame: a dark line ≥ 400 px long
+    (text and the tables' light grey borders have no such line)."""
     top = shot[:80].astype(int)
     assert (top.sum(axis=2) < 200).sum() > 500, "no title text at the top of the page"
-    body = shot[100:].astype(int)
-    colour = (body.max(axis=2) - body.min(axis=2)) > 40  # plot lines, not grey text or tables
-    assert colour.sum() > 2000, f"no figure shown ({colour.sum()} coloured pixels)"
+    dark = shot[100:].astype(int).sum(axis=2) < 200
+    assert max(_longest_run(row) for row in dark) >= 400, "no figure shown"
+
+
+def _longest_run(row: np.ndarray) -> int:
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], row.astype(np.int8), [0]))))
+    return int((edges[1::2] - edges[::2]).max(initial=0))
 
 
 def _check_run(run: dict[str, Any]) -> None:
@@ -83,7 +88,9 @@ def test_comparison_json_and_html_with_the_overlay_figures(
 
 def test_campaign_json_on_stdout(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     argv = [*TRACK, "--controller", "cic,se3_lie", "--trials", "2", "--jobs", "1"]
-    code, doc, _ = _json_stdout(capsys, [*argv, "--out", str(tmp_path), "--json", "-"])
+    page = tmp_path / "campaign.html"
+    argv += ["--out", str(tmp_path), "--json", "-", "--html", str(page)]
+    code, doc, _ = _json_stdout(capsys, argv)
     assert doc["kind"] == "campaign" and doc["trials"] == 2 and "min_success_rate" in doc
     assert [c["controller"] for c in doc["controllers"]] == ["cic", "se3_lie"]
     for c in doc["controllers"]:
@@ -92,6 +99,8 @@ def test_campaign_json_on_stdout(tmp_path: Path, capsys: pytest.CaptureFixture[s
         assert c["wilson95_low"] <= c["success_rate"] <= c["wilson95_high"]
         assert len(c["failed_trials"]) == 2 - c["successes"]
     assert doc["passed"] == (code == 0)
+    html = page.read_text()  # tracking campaigns have no distribution figures (docking only)
+    assert "mjscope dock campaign" in html and "Wilson 95 % low" in html and "se3_lie" in html
 
 
 def test_envelope_json_and_html(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -105,6 +114,7 @@ def test_envelope_json_and_html(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert [r["magnitude"] for r in doc["rows"]] == [0.0, 1e-3]
     assert all(r["trials"] == 1 and 0 <= r["successes"] <= 1 for r in doc["rows"])
     assert page.read_text().count('src="data:image/png;base64,') == 1  # the success curves
+    assert_shows_title_and_a_plot(chromium_screenshot(page, tmp_path / "shot.png", (1200, 1400)))
 
 
 def test_unwritable_html_fails_before_the_run(tmp_path: Path, capsys: Any) -> None:
