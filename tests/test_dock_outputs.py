@@ -147,3 +147,9 @@ def test_progress_calls_leave_the_run_bit_identical() -> None:
     assert seen == list(range(0, 300, 50))  # every 50 control periods, from the start
     for key, values in plain.items():
         np.testing.assert_array_equal(watched[key], values, err_msg=key)
+
+
+def test_list_as_json_on_stdout(capsys: pytest.CaptureFixture[str]) -> None:
+    code, doc, err = _json_stdout(capsys, ["dock", "--list", "--json", "-"])
+    assert code == 0 and doc["kind"] == "scenes" and "iiwa14_track_circle" in doc["scenes"]
+    assert "iiwa14_docking: " in err  # the human list went to stderr

@@ -21,7 +21,7 @@ from mjscope.dock.report import DockingReport, print_report
 from mjscope.dock.run_docking import main, run_steps
 from mjscope.dock.scene import Scene, load_scene, scene_names
 from mjscope.dock.summary import comparison_summary, run_summary
-from mjscope.paths import check_writable, ensure_dir
+from mjscope.paths import check_writable, ensure_dir, write_json
 from mjscope.progress import RunProgress
 
 EXIT_PASS, EXIT_FAIL = 0, 1
@@ -44,8 +44,11 @@ def run_dock(cfg: DockCmdCfg, con: Console) -> int:
             font); the CLI prints it on one line and exits 2.
     """
     if cfg.list_scenes:
-        for name in scene_names():
-            con.print(f"{name}: {load_scene(name).cfg.description}")
+        scenes = {name: load_scene(name).cfg.description for name in scene_names()}
+        for name, description in scenes.items():
+            con.print(f"{name}: {description}")
+        if cfg.json is not None:
+            write_json(cfg.json, {"kind": "scenes", "scenes": scenes})
         return EXIT_PASS
     check_lang(cfg.lang)
     scene = load_scene(cfg.scene)
