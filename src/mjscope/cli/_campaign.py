@@ -84,4 +84,6 @@ def campaign_cfg(args: argparse.Namespace) -> CampaignCmdCfg:
         quick=args.quick,
         out=Path(args.out),
         executor=executor_cfg(args),
+        json=getattr(args, "json", None),
+        html=getattr(args, "html", None),
     )

@@ -44,6 +44,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--lang", choices=("en", "zh"), default="en",
                    help="figure labels: en, or zh (needs a CJK font: fonts-noto-cjk)")  # fmt: skip
     p.add_argument("--out", default="mjscope-out", help="output folder (default ./mjscope-out)")
+    p.add_argument("--html", default=None, metavar="FILE",
+                   help="one-page HTML report of the run: verdict, gate, metrics, figures "
+                   "(every mode: single, --controller a,b, --trials, --envelope)")  # fmt: skip
     p.add_argument("--list", action="store_true", help="list the bundled scenes and exit")
     p.add_argument("--calibrate", action="store_true",
                    help="identify the tool's mass, centre of mass and the F/T bias from "
@@ -71,15 +74,15 @@ def run(args: argparse.Namespace) -> int:
     if is_envelope(args):  # --envelope KIND=LO:HI:N: success vs magnitude per controller
         from mjscope.dock.envelope import run_envelope
 
-        return run_envelope(campaign_cfg(args), args.envelope, console())
+        return run_envelope(campaign_cfg(args), args.envelope, console(args))
 
     if is_campaign(args):  # --trials N or --trial K: a Monte-Carlo campaign (or one trial)
         from mjscope.dock.campaign import run_campaign
 
-        return run_campaign(campaign_cfg(args), console())
+        return run_campaign(campaign_cfg(args), console(args))
     from mjscope.dock.session import run_dock
 
-    return run_dock(to_cfg(args), console())
+    return run_dock(to_cfg(args), console(args))
 
 
 def demo(out: Path, con: Console) -> tuple[list[Path], int]:

@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.table import Table
 
 from mjscope.control.controllers import Controller
+from mjscope.dock.campaign_outputs import write_campaign_outputs
 from mjscope.dock.campaign_plan import CampaignCmdCfg, Plan, TrialItem, plan
 from mjscope.dock.campaign_report import print_summary, timing, write_summary
 from mjscope.dock.campaign_results import COLUMNS, Tally, TrialTable, csv_line
@@ -28,6 +29,7 @@ from mjscope.dock.config import SceneCfg
 from mjscope.dock.gate import GateResult, evaluate_gate
 from mjscope.dock.metric_units import Metrics
 from mjscope.dock.metrics import compute_metrics
+from mjscope.dock.outputs import check_outputs
 from mjscope.dock.perturb import (
     Draw,
     NoisyWrench,
@@ -160,6 +162,7 @@ def run_campaign(cmd: CampaignCmdCfg, con: Console) -> int:
     p = plan(cmd)
     if cmd.trial is not None:
         return _replay(p, cmd.trial, con)
+    check_outputs(cmd.json, cmd.html)
     names = ("trials.csv", "trials.json", "summary.md", "summary.json", "timing.json")
     outputs = {n: check_writable(p.folder / n) for n in names}
     table = TrialTable(outputs["trials.csv"], outputs["trials.json"])
@@ -188,10 +191,11 @@ def run_campaign(cmd: CampaignCmdCfg, con: Console) -> int:
 
         files += plot_campaign(list(tallies.values()), p.folder)
     print_summary(con, p, tallies, files, wall, table.rows)
+    code = EXIT_INTERRUPTED if interrupted else _exit_code(p, tallies)
     if interrupted:
         con.print(f"interrupted: kept {table.rows} of {p.size} finished runs")
-        return EXIT_INTERRUPTED
-    return _exit_code(p, tallies)
+    write_campaign_outputs(cmd, p, list(tallies.values()), files, code, con)
+    return code
 
 
 def _item_of(p: Plan, index: int) -> TrialItem:

@@ -37,6 +37,8 @@ class CampaignCmdCfg:
         plot: Write the distribution figures.
         out: Output root; files go into ``out/campaign/<scene>/``.
         executor: Where the trials run (``--jobs``, ``--ray``).
+        json: Write the summary as JSON here (``-``: stdout; :mod:`mjscope.dock.summary`).
+        html: Write the one-page HTML report here (:mod:`mjscope.dock.html_page`).
     """
 
     scene: str = "iiwa14_docking"
@@ -49,6 +51,8 @@ class CampaignCmdCfg:
     plot: bool = True
     out: Path = Path("mjscope-out")
     executor: ExecutorCfg = field(default_factory=ExecutorCfg)
+    json: str | None = None
+    html: str | None = None
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,8 @@ The table itself (rows, markdown, JSON, console) is :mod:`mjscope.dock.compariso
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from pathlib import Path
 
 from mjscope.dock.comparison import Comparison, comparison_json, format_comparison
@@ -104,6 +106,7 @@ def run_comparison(
     record: bool = False,
     friction_comp: bool | None = None,
     lang: str = DEFAULT_LANG,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Comparison:
     """Run each controller on ``scene``, then write the comparison tables and overlay figures.
 
@@ -116,6 +119,7 @@ def run_comparison(
         record: Also write each controller's video.
         friction_comp: Override the scene's friction compensation switch.
         lang: Figure language, ``en`` or ``zh``.
+        progress: Called with (controller index, control periods done) every 50 periods.
 
     Returns:
         The comparison; ``passed`` when every controller's gate passed.
@@ -135,9 +139,10 @@ def run_comparison(
     styles(lang)  # a missing CJK font fails now, not after the runs
     _check_outputs(scene, names, root, plot, record)
     reports: dict[str, DockingReport] = {}
-    for n in names:
+    for i, n in enumerate(names):
+        step = None if progress is None else functools.partial(progress, i)
         reports[n] = main(scene, n, plot=False, quick=quick, out=root,
-                          friction_comp=friction_comp, record=record)  # fmt: skip
+                          friction_comp=friction_comp, record=record, progress=step)  # fmt: skip
         if plot:
             arrays = reports[n].result.log.arrays()
             reports[n].files += plot_results(arrays, scene, root, lang, subfolder=n)

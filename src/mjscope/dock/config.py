@@ -412,6 +412,9 @@ class DockCmdCfg:
         lang: Figure language, ``en`` or ``zh`` (titles, axis labels, legends).
         calibrate: Only identify the tool load and F/T bias from a free-space excitation
             (:mod:`mjscope.dock.calibrate`) and report them against the scene's.
+        json: Write the run's summary as JSON here (``-``: stdout; :mod:`mjscope.dock.summary`).
+        html: Write the run's one-page HTML report here (:mod:`mjscope.dock.html_page`).
+        quiet: No progress line (the console is quiet already).
     """
 
     scene: str = "iiwa14_docking"
@@ -424,3 +427,6 @@ class DockCmdCfg:
     list_scenes: bool = False
     lang: str = "en"
     calibrate: bool = False
+    json: str | None = None
+    html: str | None = None
+    quiet: bool = False

@@ -34,9 +34,12 @@ from mjscope.dock.campaign import run_drawn
 from mjscope.dock.campaign_plan import CampaignCmdCfg
 from mjscope.dock.campaign_results import cell, wilson
 from mjscope.dock.config import SceneCfg
+from mjscope.dock.html_page import envelope_page
+from mjscope.dock.outputs import check_outputs, write_outputs
 from mjscope.dock.perturb import Draw
 from mjscope.dock.run_docking import quick_duration, resolve_controller
 from mjscope.dock.scene import load_scene
+from mjscope.dock.summary import envelope_summary
 from mjscope.exceptions import ConfigError
 from mjscope.paths import check_writable, write_text
 from mjscope.runner import run_items
@@ -177,6 +180,7 @@ def run_envelope(cmd: CampaignCmdCfg, text: str, con: Console) -> int:
     seed = scene.cfg.campaign.seed if cmd.seed is None else cmd.seed
     folder = Path(cmd.out) / "envelope" / scene.name
     paths = {n: check_writable(folder / n) for n in ("envelope.csv", "envelope.md", "envelope.png")}
+    check_outputs(cmd.json, cmd.html)
     duration = quick_duration(scene) if cmd.quick else None
     levels = {c: [Level(m, failed=[]) for m in env.magnitudes] for c in controllers}
     all_items = list(items(scene.cfg, env, controllers, trials, seed, duration))
@@ -199,6 +203,10 @@ def run_envelope(cmd: CampaignCmdCfg, text: str, con: Console) -> int:
     _print(con, rows, env, scene.name, trials)
     for f in files:
         con.print(f"wrote {f}")
+    head = {"scene": scene.name, "swept": env.kind, "unit": env.unit, "trials": trials,
+            "seed": seed, "controllers": list(controllers)}  # fmt: skip
+    write_outputs(con, cmd.json, envelope_summary(head, rows, files), cmd.html,
+                  lambda: envelope_page(head, rows, paths["envelope.png"]))  # fmt: skip
     return 0
 
 

@@ -213,6 +213,7 @@ def run_simulation(
     friction_comp: bool | None = None,
     log: Log | None = None,
     record: str | Path | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> RunResult:
     """Run one scene with one controller.
 
@@ -225,6 +226,7 @@ def run_simulation(
         log: Telemetry log to fill (default: a new :class:`~mjscope.dock.telemetry.Log` sized
             for the run).
         record: Write an offscreen video (``.mp4``/``.gif``) of the run here.
+        progress: Called with the control periods done, every 50 (a progress line).
 
     Returns:
         The run result; ``status`` says whether it completed.
@@ -258,11 +260,17 @@ def run_simulation(
     comp = build_compensator(sc, pin_model) if cfg.ft.compensate else None
     try:
         run_loop(env, ctrl, reference, ff, limits, n_steps, result, comp, loop_rate(cfg, name),
-                 build_shaper(sc, name), build_schedule(sc, ctrl))  # fmt: skip
+                 build_shaper(sc, name), build_schedule(sc, ctrl), progress)  # fmt: skip
     finally:
         if record is not None:
             env.save_recording()  # streamed; kept up to where the run stopped
     return result
+
+
+def run_steps(scene: Scene, quick: bool = False) -> int:
+    """Control periods a run of ``scene`` takes (with ``quick``: :func:`quick_duration`'s)."""
+    duration = quick_duration(scene) if quick else scene.cfg.duration
+    return round(duration / scene.cfg.control_period)
 
 
 def quick_duration(scene: Scene) -> float:
@@ -280,6 +288,7 @@ def main(
     out: str | Path = "mjscope-out",
     friction_comp: bool | None = None,
     record: bool = False,
+    progress: Callable[[int], None] | None = None,
 ) -> DockingReport:
     """Run a scene, compute metrics and the gate, write the results table (and plots).
 
@@ -291,6 +300,7 @@ def main(
         out: Output folder (results table, telemetry ``.npz``, figures, video).
         friction_comp: Override the scene's friction compensation switch.
         record: Also write ``out/video/<scene>_<controller>.mp4``.
+        progress: Called with the control periods done, every 50 (a progress line).
 
     Returns:
         The report; ``report.passed`` is the verdict.
@@ -310,7 +320,8 @@ def main(
     for path in (npz, table, video, root / "figure" / sc.name / "figure.png" if plot else None):
         if path is not None:
             check_writable(path)  # every output is checked before the run, not after it
-    result = run_simulation(sc, controller, duration, friction_comp, record=video)
+    result = run_simulation(sc, controller, duration, friction_comp, record=video,
+                            progress=progress)  # fmt: skip
     files = [result.log.save_npz(npz)]
     if video is not None:
         files.append(video)

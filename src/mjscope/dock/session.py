@@ -14,11 +14,15 @@ from rich.console import Console
 from mjscope.dock.compare import parse_controllers, run_comparison
 from mjscope.dock.comparison import print_comparison
 from mjscope.dock.config import DockCmdCfg
+from mjscope.dock.html_page import comparison_page, run_page
 from mjscope.dock.labels import check_lang
+from mjscope.dock.outputs import check_outputs, figures_for_page, pngs, write_outputs
 from mjscope.dock.report import DockingReport, print_report
-from mjscope.dock.run_docking import main
+from mjscope.dock.run_docking import main, run_steps
 from mjscope.dock.scene import Scene, load_scene, scene_names
-from mjscope.paths import check_writable, ensure_dir
+from mjscope.dock.summary import comparison_summary, run_summary
+from mjscope.paths import check_writable, ensure_dir, write_json
+from mjscope.progress import RunProgress
 
 EXIT_PASS, EXIT_FAIL = 0, 1
 
@@ -40,8 +44,11 @@ def run_dock(cfg: DockCmdCfg, con: Console) -> int:
             font); the CLI prints it on one line and exits 2.
     """
     if cfg.list_scenes:
-        for name in scene_names():
-            con.print(f"{name}: {load_scene(name).cfg.description}")
+        scenes = {name: load_scene(name).cfg.description for name in scene_names()}
+        for name, description in scenes.items():
+            con.print(f"{name}: {description}")
+        if cfg.json is not None:
+            write_json(cfg.json, {"kind": "scenes", "scenes": scenes})
         return EXIT_PASS
     check_lang(cfg.lang)
     scene = load_scene(cfg.scene)
@@ -53,26 +60,61 @@ def run_dock(cfg: DockCmdCfg, con: Console) -> int:
         return EXIT_PASS
     names = parse_controllers(cfg.controller)
     root = ensure_dir(cfg.out)
+    check_outputs(cfg.json, cfg.html)
     if len(names) > 1:
-        cmp = run_comparison(scene, names, root, quick=cfg.quick, plot=cfg.plot,
-                             record=cfg.record, friction_comp=cfg.friction_comp,
-                             lang=cfg.lang)  # fmt: skip
-        print_comparison(con, cmp)
-        return EXIT_PASS if cmp.passed else EXIT_FAIL
+        return _compare(scene, names, cfg, root, con)
     report = _run_one(scene, names[0], cfg, root)
     print_report(con, report)
+    with figures_for_page(cfg.html is not None, pngs(report.files) if cfg.plot else [],
+                          lambda tmp: _plot(report, scene, tmp, cfg.lang)) as figs:  # fmt: skip
+        write_outputs(con, cfg.json, run_summary(report), cfg.html, lambda: run_page(report, figs))
     return EXIT_PASS if report.passed else EXIT_FAIL
+
+
+def _plot(report: DockingReport, scene: Scene, root: Path, lang: str) -> list[Path]:
+    from mjscope.dock.plotting import plot_results  # matplotlib only when plotting
+
+    return plot_results(report.result.log.arrays(), scene, root, lang)
+
+
+def _bar(what: str, total: int, cfg: DockCmdCfg, dt: float | None) -> RunProgress:
+    return RunProgress(what, total=total, unit="steps", dt=dt, show=False if cfg.quiet else None)
+
+
+def _compare(scene: Scene, names: tuple[str, ...], cfg: DockCmdCfg, root: Path,
+             con: Console) -> int:  # fmt: skip
+    """Every controller on the scene, one progress line over controllers × steps."""
+    n, dt = run_steps(scene, cfg.quick), scene.cfg.control_period
+    with _bar(f"dock {scene.name}: {' vs '.join(names)}", n * len(names), cfg, None) as bar:
+
+        def progress(i: int, k: int) -> None:
+            bar.update(i * n + k, f"{names[i]} t={k * dt:.2f} s")
+
+        cmp = run_comparison(scene, names, root, quick=cfg.quick, plot=cfg.plot,
+                             record=cfg.record, friction_comp=cfg.friction_comp,
+                             lang=cfg.lang, progress=progress)  # fmt: skip
+        bar.update(n * len(names))
+    print_comparison(con, cmp)
+    figs = pngs(cmp.files, "compare_")
+    write_outputs(con, cfg.json, comparison_summary(cmp), cfg.html,
+                  lambda: comparison_page(cmp, figs))  # fmt: skip
+    return EXIT_PASS if cmp.passed else EXIT_FAIL
 
 
 def _run_one(scene: Scene, controller: str, cfg: DockCmdCfg, root: Path) -> DockingReport:
     """One controller: :func:`~mjscope.dock.run_docking.main`, figures in ``cfg.lang``."""
-    if cfg.plot:
+    if cfg.plot or cfg.html:
         from mjscope.dock.plot_style import styles
 
         styles(cfg.lang)  # a missing CJK font fails before the run
+    if cfg.plot:
         check_writable(root / "figure" / scene.name / "figure.png")
-    report = main(scene, controller, plot=False, quick=cfg.quick, out=root,
-                  friction_comp=cfg.friction_comp, record=cfg.record)  # fmt: skip
+    n = run_steps(scene, cfg.quick)
+    with _bar(f"dock {scene.name} {controller}", n, cfg, scene.cfg.control_period) as bar:
+        report = main(scene, controller, plot=False, quick=cfg.quick, out=root,
+                      friction_comp=cfg.friction_comp, record=cfg.record,
+                      progress=bar.update)  # fmt: skip
+        bar.update(report.result.steps)
     if cfg.plot:
         from mjscope.dock.plotting import plot_results  # matplotlib only when plotting
 
