@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
-import pty
 import subprocess
 import sys
 
 from mjscope.progress import RunProgress, progress_wanted
+from tests.utils import run_in_pty
 
 _SCRIPT = """
 from mjscope.progress import RunProgress
@@ -18,25 +17,9 @@ with RunProgress("demo rollout", total=400, unit="steps", dt=0.002) as bar:
 
 
 def _run_in_pty(code: str) -> str:
-    main, child = pty.openpty()
-    env = {**os.environ, "TERM": "xterm", "COLUMNS": "160"}
-    proc = subprocess.Popen(
-        [sys.executable, "-c", code], stdin=child, stdout=child, stderr=child, env=env
-    )
-    os.close(child)
-    out = b""
-    while True:
-        try:
-            chunk = os.read(main, 65536)
-        except OSError:  # the child closed its side
-            break
-        if not chunk:
-            break
-        out += chunk
-    proc.wait(timeout=60)
-    os.close(main)
-    assert proc.returncode == 0, out.decode(errors="replace")
-    return out.decode(errors="replace")
+    rc, text = run_in_pty([sys.executable, "-c", code], timeout=60)
+    assert rc == 0, text
+    return text
 
 
 def test_progress_line_on_a_terminal_shows_count_sim_time_and_rate() -> None:
