@@ -151,22 +151,34 @@ def write_bytes(path: str | Path, content: bytes) -> Path:
 
 
 def write_text(path: str | Path, text: str) -> Path:
-    """Write a UTF-8 text file whole, as :func:`write_bytes` does.
+    """Write a UTF-8 text file whole, as :func:`write_bytes` does; ``"-"``: to standard output.
 
     Raises:
         OutputError: The file cannot be written.
     """
-    return write_bytes(path, text.encode("utf-8"))
-
-
-def write_json(path: str | Path, obj: Any, default: Callable[[Any], Any] | None = None) -> Path:
-    """Write ``obj`` as indented JSON with :func:`write_text` (``default`` as in ``json.dumps``).
-
-    ``path`` ``"-"`` writes it to standard output instead (``--json -``).
-    """
-    text = json.dumps(obj, indent=2, default=default) + "\n"
-    if str(path) == STDOUT:
+    if str(path) == STDOUT:  # ``--json -``: the summary alone on stdout
         sys.stdout.write(text)
         sys.stdout.flush()
         return Path(STDOUT)
-    return write_text(path, text)
+    return write_bytes(path, text.encode("utf-8"))
+
+
+def check_json_path(path: str | None, flag: str = "--json") -> Path | None:
+    """A ``--json PATH|-`` option checked before a run: ``-``, or a writable ``.json`` file.
+
+    Raises:
+        OutputError: Another suffix, or the path cannot be written.
+    """
+    if path is None:
+        return None
+    if path != STDOUT and Path(path).suffix.lower() != ".json":
+        raise OutputError(f"{flag} {path!r} must end in .json (or be - for stdout)")
+    return check_writable(path)
+
+
+def write_json(path: str | Path, obj: Any, default: Callable[[Any], Any] | None = None) -> Path:
+    """Write ``obj`` as indented JSON with :func:`write_text` (``"-"``: to standard output).
+
+    ``default`` is as in ``json.dumps``.
+    """
+    return write_text(path, json.dumps(obj, indent=2, default=default) + "\n")

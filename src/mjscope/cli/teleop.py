@@ -129,15 +129,11 @@ def run(args: argparse.Namespace) -> int:
 def _run_demo(args: argparse.Namespace, size: tuple[int, int]) -> int:
     """``--demo``: the files it wrote on the console, its summary to ``--json``."""
     from mjscope.cli._common import console, out_dir
-    from mjscope.exceptions import MjscopeError
-    from mjscope.paths import STDOUT, check_writable, write_json
+    from mjscope.paths import check_json_path, write_json
     from mjscope.teleop.demo import run_demo
 
     json_path = args.json or args.report
-    if json_path is not None:
-        if json_path != STDOUT and Path(json_path).suffix.lower() != ".json":
-            raise MjscopeError(f"--json {json_path!r} must end in .json (or be - for stdout)")
-        check_writable(json_path)
+    check_json_path(json_path)
     con = console(args)
     picture = functools.partial(MirrorPicture, size=size)
     out = out_dir(args.out or DEMO_OUT)

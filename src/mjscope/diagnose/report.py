@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,7 @@ from mjscope import __version__
 from mjscope.diagnose.checks import SEVERITIES, Finding
 from mjscope.diagnose.grouping import group_findings
 from mjscope.diagnose.probes import FORCE_TERMS
-from mjscope.paths import STDOUT, write_text
+from mjscope.paths import write_text
 
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
 
@@ -54,12 +53,7 @@ def write_json(report: dict[str, Any], path: str | Path) -> Path:
     Raises:
         OutputError: The file cannot be written.
     """
-    text = json.dumps(_finite(report), indent=2, allow_nan=False) + "\n"
-    if str(path) == STDOUT:  # --json -: the report alone on stdout
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return Path(STDOUT)
-    return write_text(path, text)
+    return write_text(path, json.dumps(_finite(report), indent=2, allow_nan=False) + "\n")
 
 
 def _finite(v: Any) -> Any:

@@ -25,7 +25,7 @@ from mjscope.mirror.loop import LoopOptions, run_loop
 from mjscope.mirror.mock_arm import MockArm, run_mock_arms
 from mjscope.models import LoadOptions, compile_spec, load_spec
 from mjscope.models.scene import add_light, set_offscreen_size
-from mjscope.paths import STDOUT, check_writable, write_json
+from mjscope.paths import check_json_path, check_writable, write_json
 from mjscope.signals import exit_code, stop_on_sigterm
 from mjscope.sim.viewer import resolve_viewer
 
@@ -105,9 +105,7 @@ def run_mirror(cfg: MirrorCmdCfg, con: Console) -> int:
             f"mirroring {', '.join(rig.sides)} on {kind} ({topics}); Ctrl-C ends", soft_wrap=True
         ),
     )
-    report_path = (
-        check_writable(cfg.report) if cfg.report == STDOUT else _out(cfg.report, (".json",))
-    )
+    report_path = check_json_path(cfg.report)
     if kind == "inproc" and not cfg.demo:
         con.print("note: inproc carries only this process's messages; use dds for a robot or mock")
     with open_transport(kind, cfg.domain_id, cfg.localhost_only) as transport:

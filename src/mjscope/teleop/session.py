@@ -22,7 +22,7 @@ from rich.console import Console
 from mjscope.bridge.transport import open_transport
 from mjscope.bridge.transport.base import Transport
 from mjscope.exceptions import MjscopeError
-from mjscope.paths import STDOUT, check_writable, write_json
+from mjscope.paths import check_json_path, check_writable, write_json
 from mjscope.report import write_html
 from mjscope.rig import RigCfg, check_rig_cfg, load_rig_cfg, map_prefixes, select_sides
 from mjscope.signals import INTERRUPTS, exit_code, stop_on_sigterm
@@ -185,7 +185,7 @@ def run_teleop(cfg: TeleopCmdCfg, con: Console, companion: Companion | None = No
     if cfg.mujoco and companion is None:
         raise MjscopeError("--mujoco needs the mirror; run it through the mjscope command")
     rig = load_rig(cfg)
-    report_path = check_writable(cfg.report) if cfg.report == STDOUT else _out(cfg.report, ".json")
+    report_path = check_json_path(cfg.report)
     log_path = _out(cfg.log, ".csv")
     html_path = _out(cfg.html, ".html")
     root = read_urdf(cfg.urdf)
