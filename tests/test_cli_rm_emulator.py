@@ -16,6 +16,8 @@ import pytest
 from mjscope.cli import main
 from mjscope.teleop.adapters.realman import RealManAdapter
 
+from .utils import finish
+
 
 def test_runs_for_the_duration_and_says_where_it_listens(capsys) -> None:
     t0 = time.monotonic()
@@ -100,7 +102,7 @@ def test_sigterm_ends_it_cleanly_and_the_adapter_can_use_it_meanwhile() -> None:
         arm.send(np.zeros(7), time.monotonic())
         arm.close()
         p.send_signal(signal.SIGTERM)
-        out, err = p.communicate(timeout=10)
+        out, err = finish(p)
     finally:
         if p.poll() is None:
             p.kill()
@@ -135,7 +137,7 @@ def _pushes(args: list[str], listen_s: float) -> tuple[list[float], str]:
                 except TimeoutError:
                     if p.poll() is not None:
                         break
-            out, _ = p.communicate(timeout=10)
+            out, _ = finish(p)
         finally:
             if p.poll() is None:
                 p.kill()
@@ -183,7 +185,7 @@ def test_disconnect_after_closes_the_connection_and_refuses_new_ones() -> None:
         with pytest.raises(ConnectionRefusedError):
             socket.create_connection(("127.0.0.1", port), timeout=2.0)
         p.send_signal(signal.SIGTERM)
-        out, err = p.communicate(timeout=10)
+        out, err = finish(p)
     finally:
         if p.poll() is None:
             p.kill()

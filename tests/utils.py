@@ -117,3 +117,20 @@ def run_in_pty(argv: list[str], timeout: float = 240.0) -> tuple[int, str]:
     code = proc.wait(timeout=timeout)
     os.close(main)
     return code, out.decode(errors="replace")
+
+
+def finish(p: Any, timeout: float = 10.0) -> tuple[str, str]:
+    """``Popen.communicate`` that keeps what an earlier ``p.stdout.readline()`` buffered.
+
+    ``communicate`` reads the raw pipe, so lines a ``readline`` had already pulled into the text
+    buffer would be lost; reading the file objects themselves keeps them.
+    """
+    import threading
+
+    err: list[str] = []
+    reader = threading.Thread(target=lambda: err.append(p.stderr.read() if p.stderr else ""))
+    reader.start()
+    out = p.stdout.read() if p.stdout else ""
+    p.wait(timeout)
+    reader.join(timeout)
+    return out, err[0] if err else ""
