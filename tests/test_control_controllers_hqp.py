@@ -288,9 +288,9 @@ def test_observer_source_in_closed_loop_with_friction() -> None:
     assert np.linalg.norm(ctrl.F_used - expected) <= 0.02 * np.linalg.norm(expected)
     g = ctrl.gains
     sigma = (8.0 - g.force_dead) / (g.force_sat - g.force_dead)
-    assert ctrl.kp[0] == pytest.approx(ctrl._k_nom[0] - sigma * (ctrl._k_nom[0] - g.kp_min),
-                                       rel=0.02)  # fmt: skip
-    assert ctrl.kp[1] == pytest.approx(ctrl._k_nom[1])
+    k_nom = ctrl.adaptation.k_nom
+    assert ctrl.kp[0] == pytest.approx(k_nom[0] - sigma * (k_nom[0] - g.kp_min), rel=0.02)
+    assert ctrl.kp[1] == pytest.approx(k_nom[1])
     assert ctrl.stats["steps"] == 1500 and ctrl.stats["level1_infeasible"] == 0
 
 

@@ -226,8 +226,8 @@ def _hqp_split(scene: Scene, duration: float) -> list[dict[str, Any]]:
     def factory(s: Scene, pm: pin.Model, q0: np.ndarray) -> Controller:
         ctrl = build_hqp(s, pm, q0)
         assert isinstance(ctrl, HqpController) and ctrl.observer is not None
-        ctrl._qp1.solve = _timed(ctrl._qp1.solve, acc["qp1"])  # type: ignore[method-assign]
-        ctrl._qp2.solve = _timed(ctrl._qp2.solve, acc["qp2"])  # type: ignore[method-assign]
+        ctrl.levels.qp1.solve = _timed(ctrl.levels.qp1.solve, acc["qp1"])  # type: ignore[method-assign]
+        ctrl.levels.qp2.solve = _timed(ctrl.levels.qp2.solve, acc["qp2"])  # type: ignore[method-assign]
         ctrl.observe = _timed(ctrl.observe, acc["observer"])  # type: ignore[method-assign]
         holder.append(ctrl)
         return ctrl
