@@ -211,3 +211,12 @@ def test_calibrate_prints_the_identified_load_against_the_scene(tmp_path: Path, 
     mass = next(r for r in doc["rows"] if r["quantity"] == "mass")
     assert abs(mass["identified"] - 0.3) < 1e-6 and mass["scene"] == 0.3
     assert doc["residual_identified_N"] < 1e-6
+    page = tmp_path / "cal.html"  # --json - (stdout alone) and --html, as every mode
+    argv = ["dock", "--scene", "iiwa14_docking", "--calibrate", "--out", str(tmp_path), "--json",
+            "-", "--html", str(page)]  # fmt: skip
+    assert cli_main(argv) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["kind"] == "calibration" and summary["rows"] == doc["rows"]
+    assert summary["files"] == [str(tmp_path / "calibration" / "iiwa14_docking.json")]
+    html = page.read_text()
+    assert "calibrate" in html and "bias_fx" in html and "OK" in html

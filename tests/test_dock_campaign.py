@@ -92,10 +92,22 @@ def test_trial_k_alone_gives_the_row_it_had_in_the_campaign(local_run: Path) -> 
     for k, c in ((3, "se3_lie"), (0, "cic")):
         row = run_trial(TrialItem(p.scene.cfg, p.campaign, k, c, p.duration))
         assert csv_line(row) == lines[1 + 2 * k + CONTROLLERS.index(c)]
-    cmd = _cmd(local_run, ExecutorCfg(), trial=3)
-    run_campaign(cmd, Console(quiet=True))
+    summary, page = local_run / "trial_3.json", local_run / "trial_3.html"
+    cmd = _cmd(local_run, ExecutorCfg(), trial=3, json=str(summary), html=str(page))
+    code = run_campaign(cmd, Console(quiet=True))
     replay = (_folder(local_run) / "trial_3.csv").read_text().splitlines()
     assert replay[1:] == lines[7:9]
+    doc = json.loads(summary.read_text())  # --json / --html, as every other mode writes them
+    assert (doc["kind"], doc["trial"], doc["seed"]) == ("trial", 3, 11)
+    assert [r["controller"] for r in doc["rows"]] == list(CONTROLLERS)
+    for r, line in zip(doc["rows"], lines[7:9], strict=True):  # the campaign's rows (NaN: null)
+        want = dict(zip(COLUMNS, line.split(","), strict=True))
+        assert str(r["success"]).lower() == want["success"] and r["trial"] == 3
+        depth = float(want["final_insertion_depth"])
+        assert r["final_insertion_depth"] == pytest.approx(depth, rel=1e-9)
+    assert doc["passed"] == all(r["success"] for r in doc["rows"]) == (code == 0)
+    html = page.read_text()
+    assert "trial" in html and ("PASS" if code == 0 else "FAIL") in html and "se3_lie" in html
 
 
 def test_two_local_workers_give_byte_identical_files(local_run: Path, tmp_path: Path) -> None:

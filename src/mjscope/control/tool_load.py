@@ -211,7 +211,6 @@ class ToolLoadCompensator:
         self._bias = tuple(np.asarray(load.bias, float).tolist())
         self._has_g = bool(np.any(self._g))
         self._zero3 = np.zeros(3)
-        self._out = np.zeros(6)
 
     def kinematics(
         self, q: npt.ArrayLike, v: npt.ArrayLike, a: npt.ArrayLike
@@ -228,7 +227,13 @@ class ToolLoadCompensator:
         g = oMf.rotation.T.dot(self._g) if self._has_g else self._zero3
         return V.angular, A.angular, A.linear, g
 
-    def predict(self, q: npt.ArrayLike, v: npt.ArrayLike, a: npt.ArrayLike) -> np.ndarray:
+    def predict(
+        self,
+        q: npt.ArrayLike,
+        v: npt.ArrayLike,
+        a: npt.ArrayLike,
+        out: np.ndarray | None = None,
+    ) -> np.ndarray:
         """The load's wrench plus the bias, sensor axes (what a contact-free reading is); (6,).
 
         The same formula as :meth:`ToolLoad.wrench`, on Python floats (``np.cross`` costs
@@ -238,6 +243,7 @@ class ToolLoadCompensator:
             q: Joint positions [rad]; (nq,).
             v: Joint velocities [rad/s]; (nv,).
             a: Joint accelerations [rad/s²]; (nv,).
+            out: Receives the wrench (and is returned); default: a new array.
         """
         w, al, acc, g = self.kinematics(q, v, a)
         w0, w1, w2 = w.tolist()
@@ -253,9 +259,10 @@ class ToolLoadCompensator:
         h0, h1, h2 = I00 * w0 + I01 * w1 + I02 * w2, I10 * w0 + I11 * w1 + I12 * w2, \
             I20 * w0 + I21 * w1 + I22 * w2  # I ω  # fmt: skip
         b = self._bias
-        out = self._out
+        if out is None:
+            out = np.empty(6)
         out[0], out[1], out[2] = f0 + b[0], f1 + b[1], f2 + b[2]
         out[3] = I00 * a0 + I01 * a1 + I02 * a2 + w1 * h2 - w2 * h1 + c1 * f2 - c2 * f1 + b[3]
         out[4] = I10 * a0 + I11 * a1 + I12 * a2 + w2 * h0 - w0 * h2 + c2 * f0 - c0 * f2 + b[4]
         out[5] = I20 * a0 + I21 * a1 + I22 * a2 + w0 * h1 - w1 * h0 + c0 * f1 - c1 * f0 + b[5]
-        return out.copy()
+        return out

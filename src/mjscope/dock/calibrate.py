@@ -124,10 +124,9 @@ def _inertia_about_com(i: Identified) -> np.ndarray:
     return i.inertia_origin - i.mass * (c.dot(c) * np.eye(3) - np.outer(c, c))
 
 
-def write_calibration(cal: Calibration, out: Path) -> Path:
-    """``OUT/calibration/<scene>.json`` with every row and the residuals."""
-    path = check_writable(Path(out) / "calibration" / f"{cal.scene}.json")
-    write_json(path, {
+def calibration_record(cal: Calibration) -> dict[str, Any]:
+    """Every row (identified beside the scene's) and the residuals, as JSON-ready values."""
+    return {
         "scene": cal.scene,
         "rows": [{"quantity": q, "identified": a, "scene": b, "unit": u}
                  for q, a, b, u in cal.rows()],
@@ -137,7 +136,13 @@ def write_calibration(cal: Calibration, out: Path) -> Path:
         "fit_residual_rms_N": cal.identified.residual_rms,
         "samples": cal.identified.samples,
         "condition": cal.identified.condition,
-    })  # fmt: skip
+    }  # fmt: skip
+
+
+def write_calibration(cal: Calibration, out: Path) -> Path:
+    """``OUT/calibration/<scene>.json`` with :func:`calibration_record`."""
+    path = check_writable(Path(out) / "calibration" / f"{cal.scene}.json")
+    write_json(path, calibration_record(cal))
     return path
 
 

@@ -27,9 +27,10 @@ from mjscope.dock.campaign_report import print_summary, timing, write_summary
 from mjscope.dock.campaign_results import COLUMNS, Tally, TrialTable, csv_line
 from mjscope.dock.config import SceneCfg
 from mjscope.dock.gate import GateResult, evaluate_gate
+from mjscope.dock.html_page import TRIAL_KEYS, trial_page
 from mjscope.dock.metric_units import Metrics
 from mjscope.dock.metrics import compute_metrics
-from mjscope.dock.outputs import check_outputs
+from mjscope.dock.outputs import check_outputs, write_outputs
 from mjscope.dock.perturb import (
     Draw,
     NoisyWrench,
@@ -44,6 +45,7 @@ from mjscope.dock.run_docking import (
     run_simulation,
 )
 from mjscope.dock.scene import Scene
+from mjscope.dock.summary import trial_summary
 from mjscope.paths import check_writable, write_json, write_text
 from mjscope.runner import run_items
 from mjscope.signals import EXIT_INTERRUPTED
@@ -161,7 +163,7 @@ def run_campaign(cmd: CampaignCmdCfg, con: Console) -> int:
     """
     p = plan(cmd)
     if cmd.trial is not None:
-        return _replay(p, cmd.trial, con)
+        return _replay(p, cmd, con)
     check_outputs(cmd.json, cmd.html)
     names = ("trials.csv", "trials.json", "summary.md", "summary.json", "timing.json")
     outputs = {n: check_writable(p.folder / n) for n in names}
@@ -213,21 +215,24 @@ def _exit_code(p: Plan, tallies: dict[str, Tally]) -> int:
     return EXIT_OK
 
 
-def _replay(p: Plan, k: int, con: Console) -> int:
-    """Run trial ``k`` of every controller here; print and write its rows."""
+def _replay(p: Plan, cmd: CampaignCmdCfg, con: Console) -> int:
+    """Run trial ``cmd.trial`` of every controller here; print and write its rows."""
+    k = cmd.trial
+    assert k is not None
+    check_outputs(cmd.json, cmd.html)
     csv_path = check_writable(p.folder / f"trial_{k}.csv")
     rows = [run_trial(TrialItem(p.scene.cfg, p.campaign, k, c, p.duration))
             for c in p.controllers]  # fmt: skip
     write_text(csv_path, ",".join(COLUMNS) + "\n" + "".join(csv_line(r) + "\n" for r in rows))
     table = Table(title=f"{p.scene.name} trial {k} (seed {p.campaign.seed})")
-    keys = ("controller", "success", "final_insertion_depth", "time_to_depth",
-            "peak_contact_force", "final_lateral_error", "final_axis_angle",
-            "failed_checks")  # fmt: skip
-    for key in keys:
+    for key in TRIAL_KEYS:
         table.add_column(key)
     for r in rows:
         table.add_row(*(str(r[key]) if isinstance(r[key], str | bool) else f"{r[key]:.6g}"
-                        for key in keys))  # fmt: skip
+                        for key in TRIAL_KEYS))  # fmt: skip
     con.print(table)
     con.print(f"wrote {csv_path}")
+    head = {"scene": p.scene.name, "mode": p.scene.mode, "seed": p.campaign.seed, "trial": k}
+    write_outputs(con, cmd.json, trial_summary(head, rows, [csv_path]), cmd.html,
+                  lambda: trial_page(head, rows))  # fmt: skip
     return EXIT_OK if all(r["success"] for r in rows) else EXIT_FAIL

@@ -122,6 +122,21 @@ class MujocoEnv:
         tau = np.asarray(tau, float)
         if not math.isfinite(self._ones.dot(tau)):  # the sum: NaN/inf propagate
             raise SimulationError(f"non-finite torque {tau} at t = {self.time:.3f} s")
+        q, v = self.advance(tau)
+        return q, v, self._p_eef.copy()
+
+    def advance(self, tau: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`step` for a torque the caller has already checked finite (the loop does).
+
+        Args:
+            tau: Joint torque [N·m]; (nu,), finite.
+
+        Returns:
+            Copies of q [rad] (nq,) and v [rad/s] (nv,).
+
+        Raises:
+            SimulationError: MuJoCo flagged a bad state.
+        """
         self._ctrl[:] = tau
         mujoco.mj_step(self.model, self.data, self.n_substeps)
         mujoco.mj_kinematics(self.model, self.data)  # poses at the new qpos (see module doc)
@@ -129,7 +144,7 @@ class MujocoEnv:
             raise SimulationError(f"MuJoCo reported a bad acceleration at t = {self.time:.3f} s")
         if self._recorder is not None and self.data.time >= self._next_frame:
             self._record_frame()
-        return self._qpos.copy(), self._qvel.copy(), self._p_eef.copy()
+        return self._qpos.copy(), self._qvel.copy()
 
     def eef_pose(self) -> tuple[np.ndarray, np.ndarray]:
         """End-effector position [m] (3,) and orientation (3, 3), copies."""

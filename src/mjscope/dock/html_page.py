@@ -1,7 +1,8 @@
 """``mjscope dock --html PATH``: one self-contained page per mode.
 
 A single run, a comparison, a campaign and an envelope study each get a title, the verdict,
-the gate and metrics tables and the run's figures.
+the gate and metrics tables and the run's figures; a trial replay its rows, a calibration the
+identified load beside the scene's.
 """
 
 from __future__ import annotations
@@ -110,3 +111,33 @@ def envelope_page(head: Mapping[str, Any], rows: Sequence[Mapping[str, Any]],
                f"magnitude, seed {head['seed']}")  # fmt: skip
     sections = (Section("Envelope", tables=(Table.from_records(list(rows)),)), _figures([png]))
     return Report(f"mjscope dock envelope · {head['scene']}", "OK", summary, sections)
+
+
+TRIAL_KEYS = ("controller", "success", "final_insertion_depth", "time_to_depth",
+              "peak_contact_force", "final_lateral_error", "final_axis_angle",
+              "failed_checks")  # fmt: skip
+
+
+def trial_page(head: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> Report:
+    """The page of a replayed trial: its row per controller (the ``trial_K.csv`` columns)."""
+    passed = all(bool(r["success"]) for r in rows)
+    table = Table.from_records([{k: r[k] for k in TRIAL_KEYS} for r in rows],
+                               "the trial's row in the campaign, per controller")  # fmt: skip
+    summary = f"trial {head['trial']} of the campaign (seed {head['seed']})"
+    return Report(f"mjscope dock trial · {head['scene']} · {head['trial']}", verdict(passed),
+                  summary, (Section("Trial", tables=(table,)),))  # fmt: skip
+
+
+def calibration_page(record: Mapping[str, Any]) -> Report:
+    """The page of ``--calibrate``: identified vs scene values, and the residuals."""
+    rows = [{**r, "difference": r["identified"] - r["scene"]} for r in record["rows"]]
+    residuals = {k: record[k] for k in ("peak_raw_N", "residual_scene_N",
+                                        "residual_identified_N", "fit_residual_rms_N",
+                                        "samples", "condition")}  # fmt: skip
+    tables = (Table.from_records(rows, "tool load beyond the sensor: identified vs the scene's"),
+              Table.from_mapping(residuals, "max free-space |force| left [N]"))  # fmt: skip
+    ok = all(isinstance(r["identified"], float) and r["identified"] == r["identified"]
+             for r in record["rows"])  # fmt: skip
+    return Report(f"mjscope dock calibrate · {record['scene']}", "OK" if ok else "WARN",
+                  f"least squares over {record['samples']} free-space readings",
+                  (Section("Calibration", tables=tables),))  # fmt: skip

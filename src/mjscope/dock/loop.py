@@ -32,9 +32,9 @@ from mjscope.control.planners import MotionReference, ReferenceAdapter
 from mjscope.control.tool_load import ToolLoadCompensator
 from mjscope.control.wrench import wrench_world_to_body
 from mjscope.dock.env import MujocoEnv
-from mjscope.dock.scene import Scene, dock_rotation
+from mjscope.dock.scene import Scene, dock_geometry, dock_rotation
 from mjscope.dock.stages import GainSchedule, TorqueLimiter
-from mjscope.dock.telemetry import Log, Sample
+from mjscope.dock.telemetry import Log
 from mjscope.exceptions import ConfigError, SimulationError
 
 logger = logging.getLogger(__name__)
@@ -109,6 +109,7 @@ class Probe:
         self._biased = bool(np.any(self._bias))
         self._dt = scene.cfg.control_period
         self._a0, self._a = np.zeros(env.model.nv), np.zeros(env.model.nv)
+        self._W = np.zeros((2, 6))  # reading, compensated reading; (2, 6)
         self._inv_dt = 1.0 / self._dt
         self._mouth, self._D, self._neg_axis = np.zeros(3), np.eye(3), np.zeros(3)
         if scene.cfg.dock is not None:
@@ -140,6 +141,44 @@ class Probe:
         raw = env.eef_wrench(reading=reading, R_sensor=R)
         reading -= load
         return env.eef_wrench(reading=reading, R_sensor=R), raw
+
+    def sense(
+        self, q_prev: np.ndarray, v_prev: np.ndarray, v: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
+        """What the loop needs each period: pose, (compensated, raw) wrench, contact force.
+
+        The values of :meth:`measure` without the dock geometry (the loop derives it from the
+        logged poses a chunk at a time, :func:`~mjscope.dock.scene.dock_geometry`). The raw
+        and compensated readings are mapped to the EEF together (one product for both); every
+        array returned is new (the loop keeps them without copying).
+
+        Returns:
+            EEF position [m] (3,), rotation (3, 3), wrench and raw wrench (6,) each (world
+            axes, at the EEF), contact force [N].
+        """
+        env = self.env
+        p, R = env.eef_pose()
+        A = env._A
+        if A is None:  # sensor and EEF on different bodies: the general map
+            wrench, raw = self.wrenches(q_prev, v_prev, v)
+            return p, R, wrench, raw, env.contact_force()
+        W = self._W  # rows: the reading, then the compensated reading (sensor axes)
+        W[0] = env._ft6
+        if self._biased:
+            W[0] += self._bias
+        comp = self.compensator
+        if comp is None:
+            raw = A.dot(W[0]).reshape(2, 3).dot(env._R_ft_T).ravel()
+            return p, R, raw, raw, env.contact_force()
+        if v is None:
+            a = self._a0
+        else:
+            a = np.subtract(v, v_prev, out=self._a)
+            a *= self._inv_dt
+        load = comp.predict(q_prev, v_prev, a, out=W[1])
+        np.subtract(W[0], load, out=load)
+        Y = W.dot(A.T).reshape(4, 3).dot(comp.sensor_rotation.T).reshape(2, 6)  # (2, 6), new
+        return p, R, Y[1], Y[0], env.contact_force()
 
     def measure(
         self, q_prev: np.ndarray, v_prev: np.ndarray, v: np.ndarray | None = None
@@ -217,10 +256,10 @@ def run_loop(
     sc = result.scene
     probe = Probe(env, sc, compensator)
     q, v = env.data.qpos.copy(), env.data.qvel.copy()
-    p, R, wrench, cf, depth, lat, ang, raw = probe.measure(q, v)
+    p, R, wrench, raw, cf = probe.sense(q, v, None)
     dt, zero = sc.cfg.control_period, np.zeros(6)
     limit = TorqueLimiter(limits, torque_rate, dt)
-    docking, compute, measure = probe.docking, ctrl.compute, probe.measure
+    docking, compute, sense = probe.docking, ctrl.compute, probe.sense
     frame = getattr(ctrl, "wrench_frame", "world")
     if frame not in WRENCH_FRAMES:
         raise ConfigError(
@@ -228,8 +267,9 @@ def run_loop(
             f"valid: {', '.join(WRENCH_FRAMES)}"
         )
     body = frame == "body"
-    store, step, ones = result.log.store_data, env.step, np.ones(len(limits))
-    new = tuple.__new__  # new(Sample, (...)) is Sample(...) without its Python-level __new__
+    advance, ones = env.advance, np.ones(len(limits))
+    rows = _Rows(result.log, probe)
+    keep = rows.append
     has_observer = getattr(ctrl, "observer", None) is not None  # hqp, force_source: observer
     observe = getattr(ctrl, "observe", None) if has_observer else None
     model, data, known = env.model, env.data, np.zeros(len(v))
@@ -240,40 +280,84 @@ def run_loop(
     refs = references(reference, n_steps, dt)
     if progress is not None:
         refs = reporting(refs, progress)
-    for k, ref in enumerate(refs):
-        t = k * dt
-        if shaper is not None:
-            ref = shaper.shape(ref, wrench)
-        if schedule is not None:
-            schedule.apply(ctrl, t)
-        if not docking:
-            F = zero
-        else:
-            F = wrench_world_to_body(wrench, R) if body else wrench
-        tau = compute(q, v, ref, F)
-        if friction is not None:
-            tau = tau + friction.feedforward(v, tau)
-        if not math.isfinite(ones.dot(tau)):  # the sum: NaN/inf propagate
-            _stop(result, f"non-finite torque from {result.controller} at t = {t:.3f} s: {tau}")
-            break
-        tau = limit(tau)
-        store(new(Sample, (t, q, v, tau, p, R, ref.pos, ref.vel, ref.rot, wrench, cf, depth, lat,
-                           ang, ref.segment, raw)))  # fmt: skip
-        q_prev, v_prev = q, v
-        try:
-            q, v, _ = step(tau)
-        except SimulationError as e:
-            _stop(result, str(e))
-            break
-        if observe is not None:
-            observe(q, v, tau, known_dissipation(model, data, known))
-        p, R, wrench, cf, depth, lat, ang, raw = measure(q_prev, v_prev, v)
-        steps = k + 1
+    try:
+        for k, ref in enumerate(refs):
+            t = k * dt
+            if shaper is not None:
+                ref = shaper.shape(ref, wrench)
+            if schedule is not None:
+                schedule.apply(ctrl, t)
+            if not docking:
+                F = zero
+            else:
+                F = wrench_world_to_body(wrench, R) if body else wrench
+            tau = compute(q, v, ref, F)
+            if friction is not None:
+                tau = tau + friction.feedforward(v, tau)
+            if not math.isfinite(ones.dot(tau)):  # the sum: NaN/inf propagate
+                _stop(result, f"non-finite torque from {result.controller} at t = {t:.3f} s: {tau}")
+                break
+            tau = limit(tau)
+            keep((t, q, v, tau, p, R, ref, wrench, cf, raw))
+            q_prev, v_prev = q, v
+            try:
+                q, v = advance(tau)
+            except SimulationError as e:
+                _stop(result, str(e))
+                break
+            if observe is not None:
+                observe(q, v, tau, known_dissipation(model, data, known))
+            p, R, wrench, raw, cf = sense(q_prev, v_prev, v)
+            steps = k + 1
+    finally:
+        rows.flush()
     result.wall_time = time.perf_counter() - start
     result.steps = steps
     result.controller_stats = {**getattr(ctrl, "stats", {}), **limit.stats}
     if shaper is not None and shaper.in_contact:
         result.controller_stats["contact_detected_ms"] = round(1e3 * shaper.contact_time)
+
+
+class _Rows:
+    """The loop's per-period values, kept as they are and stored into the log by chunks.
+
+    Every array appended must be the loop's own (new each period, never changed after): they
+    are stacked, not copied one by one, which is what makes the log nearly free per period.
+    The dock geometry is derived from the stacked poses (:func:`dock_geometry`).
+    """
+
+    def __init__(self, log: Log, probe: Probe) -> None:
+        self.log, self.probe = log, probe
+        self._rows: list[tuple] = []
+        self.append = self._append
+
+    def _append(self, row: tuple) -> None:
+        rows = self._rows
+        rows.append(row)
+        if len(rows) == CHUNK:
+            self.flush()
+
+    def flush(self) -> None:
+        """Store the rows kept so far into the log."""
+        if not self._rows:
+            return
+        t, q, v, tau, p, R, refs, wrench, cf, raw = zip(*self._rows, strict=True)
+        self._rows = []
+        P, Rs = np.array(p), np.array(R)
+        n, probe = len(t), self.probe
+        if probe.docking:
+            depth, lat, ang = dock_geometry(P, Rs, probe._mouth, probe._D)
+        else:
+            depth = lat = ang = np.zeros(n)
+        self.log.store_columns({
+            "t": np.array(t), "q": np.array(q), "v": np.array(v), "tau": np.array(tau),
+            "eef_pos": P, "eef_rot": Rs,
+            "ref_pos": np.array([r.pos for r in refs]), "ref_vel": np.array([r.vel for r in refs]),
+            "ref_rot": np.array([r.rot for r in refs]), "wrench": np.array(wrench),
+            "contact_force": np.array(cf), "insertion_depth": depth, "lateral_error": lat,
+            "axis_angle": ang, "segment": np.array([r.segment for r in refs]),
+            "wrench_raw": np.array(raw),
+        })  # fmt: skip
 
 
 def _stop(result: RunResult, message: str) -> None:

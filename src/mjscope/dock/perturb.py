@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from mjscope.control.controllers import Controller
 from mjscope.dock.config import CampaignCfg, DockCfg, PerturbCfg, SceneCfg, Vec3
-from mjscope.dock.scene import Scene, dock_rotation
+from mjscope.dock.scene import Scene, dock_geometry, dock_rotation
 from mjscope.exceptions import ConfigError
 
 if TYPE_CHECKING:
@@ -272,12 +272,8 @@ def true_dock_fields(d: Mapping[str, np.ndarray], dock: DockCfg) -> dict[str, np
     ``b = Rᵀ(−dock z)``: ``atan2(|(b_x, b_y)|, b_z)``.
     """
     out = dict(d)
-    D = dock_rotation(dock)
     p = np.asarray(d["eef_pos"], float).reshape(-1, 3)
     R = np.asarray(d["eef_rot"], float).reshape(-1, 3, 3)
-    c = (p - np.asarray(dock.pos, float)) @ D  # (n, 3)
-    b = np.einsum("j,njk->nk", -D[:, 2], R)  # (n, 3)
-    out["insertion_depth"] = -c[:, 2]
-    out["lateral_error"] = np.hypot(c[:, 0], c[:, 1])
-    out["axis_angle"] = np.arctan2(np.hypot(b[:, 0], b[:, 1]), b[:, 2])
+    depth, lateral, angle = dock_geometry(p, R, np.asarray(dock.pos, float), dock_rotation(dock))
+    out["insertion_depth"], out["lateral_error"], out["axis_angle"] = depth, lateral, angle
     return out

@@ -63,6 +63,26 @@ def dock_rotation(dock: DockCfg) -> np.ndarray:
     return mat.reshape(3, 3)
 
 
+def dock_geometry(
+    p: np.ndarray, R: np.ndarray, mouth: np.ndarray, D: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Insertion depth [m], lateral error [m] and axis angle [rad] of tip poses; (n,) each.
+
+    The tip position in dock axes ``c = Dᵀ(p − mouth)`` gives the depth ``−c_z`` and the lateral
+    error ``|(c_x, c_y)|``; the axis angle is ``atan2(|(b_x, b_y)|, b_z)`` with
+    ``b = Rᵀ(−dock z)``.
+
+    Args:
+        p: Tip positions, world [m]; (n, 3).
+        R: Tip orientations; (n, 3, 3).
+        mouth: Dock mouth, world [m]; (3,).
+        D: Dock rotation (columns: dock axes, z out of the socket); (3, 3).
+    """
+    c = (p - mouth) @ D  # (n, 3)
+    b = np.einsum("j,njk->nk", -D[:, 2], R)  # (n, 3)
+    return -c[:, 2], np.hypot(c[:, 0], c[:, 1]), np.arctan2(np.hypot(b[:, 0], b[:, 1]), b[:, 2])
+
+
 def _dock_quat(dock: DockCfg) -> np.ndarray:
     quat = np.zeros(4)
     mujoco.mju_euler2Quat(quat, np.radians(dock.rpy_deg), "xyz")

@@ -14,13 +14,13 @@ from rich.console import Console
 from mjscope.dock.compare import parse_controllers, run_comparison
 from mjscope.dock.comparison import print_comparison
 from mjscope.dock.config import DockCmdCfg
-from mjscope.dock.html_page import comparison_page, run_page
+from mjscope.dock.html_page import calibration_page, comparison_page, run_page
 from mjscope.dock.labels import check_lang
 from mjscope.dock.outputs import check_outputs, figures_for_page, pngs, write_outputs
 from mjscope.dock.report import DockingReport, print_report
 from mjscope.dock.run_docking import main, run_steps
 from mjscope.dock.scene import Scene, load_scene, scene_names
-from mjscope.dock.summary import comparison_summary, run_summary
+from mjscope.dock.summary import calibration_summary, comparison_summary, run_summary
 from mjscope.paths import check_writable, ensure_dir, write_json
 from mjscope.progress import RunProgress
 
@@ -52,15 +52,11 @@ def run_dock(cfg: DockCmdCfg, con: Console) -> int:
         return EXIT_PASS
     check_lang(cfg.lang)
     scene = load_scene(cfg.scene)
+    check_outputs(cfg.json, cfg.html)
     if cfg.calibrate:
-        from mjscope.dock.calibrate import calibrate, print_calibration, write_calibration
-
-        cal = calibrate(scene)
-        print_calibration(con, cal, write_calibration(cal, ensure_dir(cfg.out)))
-        return EXIT_PASS
+        return _calibrate(scene, cfg, con)
     names = parse_controllers(cfg.controller)
     root = ensure_dir(cfg.out)
-    check_outputs(cfg.json, cfg.html)
     if len(names) > 1:
         return _compare(scene, names, cfg, root, con)
     report = _run_one(scene, names[0], cfg, root)
@@ -69,6 +65,24 @@ def run_dock(cfg: DockCmdCfg, con: Console) -> int:
                           lambda tmp: _plot(report, scene, tmp, cfg.lang)) as figs:  # fmt: skip
         write_outputs(con, cfg.json, run_summary(report), cfg.html, lambda: run_page(report, figs))
     return EXIT_PASS if report.passed else EXIT_FAIL
+
+
+def _calibrate(scene: Scene, cfg: DockCmdCfg, con: Console) -> int:
+    """``--calibrate``: identify the tool load, print it, write its JSON (and the outputs)."""
+    from mjscope.dock.calibrate import (
+        calibrate,
+        calibration_record,
+        print_calibration,
+        write_calibration,
+    )
+
+    cal = calibrate(scene)
+    path = write_calibration(cal, ensure_dir(cfg.out))
+    print_calibration(con, cal, path)
+    record = calibration_record(cal)
+    write_outputs(con, cfg.json, calibration_summary(record, [path]), cfg.html,
+                  lambda: calibration_page(record))  # fmt: skip
+    return EXIT_PASS
 
 
 def _plot(report: DockingReport, scene: Scene, root: Path, lang: str) -> list[Path]:

@@ -43,6 +43,7 @@ class TorqueLimiter:
         self.rated = math.isfinite(self.step)
         self.prev: np.ndarray | None = None
         self.stats = {"torque_saturated": 0, "rate_limited": 0}
+        self._abs, self._over = np.zeros(len(self.hi)), np.zeros(len(self.hi), bool)  # work
 
     def __call__(self, tau: np.ndarray) -> np.ndarray:
         """The torque to send [N·m]; (nu,)."""
@@ -52,9 +53,11 @@ class TorqueLimiter:
             if np.count_nonzero(limited != tau):
                 self.stats["rate_limited"] += 1
                 tau = limited
+        if not np.count_nonzero(np.greater(np.abs(tau, out=self._abs), self.hi, out=self._over)):
+            self.prev = tau  # within the limits (the common case: two ufuncs, no new array)
+            return tau
+        self.stats["torque_saturated"] += 1
         out = np.minimum(np.maximum(tau, self.lo), self.hi)
-        if np.count_nonzero(out != tau):
-            self.stats["torque_saturated"] += 1
         self.prev = out
         return out
 

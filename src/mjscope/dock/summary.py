@@ -5,7 +5,9 @@
 - a comparison (:func:`comparison_summary`): the same per controller, and the overall verdict;
 - a campaign (:func:`campaign_summary`): per controller successes, trials, rate and Wilson band,
   the failed trials, and ``min_success_rate``;
-- an envelope study (:func:`envelope_summary`): the table rows.
+- an envelope study (:func:`envelope_summary`): the table rows;
+- a trial replay, ``--trial K`` (:func:`trial_summary`): the trial's row per controller;
+- a calibration, ``--calibrate`` (:func:`calibration_summary`): identified vs scene values.
 """
 
 from __future__ import annotations
@@ -92,3 +94,16 @@ def envelope_summary(head: Mapping[str, Any], rows: Sequence[Mapping[str, Any]],
                      files: Sequence[Path]) -> dict[str, Any]:  # fmt: skip
     """An envelope study's summary: what was swept and the table rows."""
     return jsonable({"kind": "envelope", **head, "rows": list(rows), "files": list(files)})
+
+
+def trial_summary(head: Mapping[str, Any], rows: Sequence[Mapping[str, Any]],
+                  files: Sequence[Path]) -> dict[str, Any]:  # fmt: skip
+    """A replayed trial: its row per controller (as in ``trials.csv``); passed if all succeed."""
+    passed = all(bool(r["success"]) for r in rows)
+    return jsonable({"kind": "trial", **head, "rows": list(rows), "files": list(files),
+                     "passed": passed})  # fmt: skip
+
+
+def calibration_summary(record: Mapping[str, Any], files: Sequence[Path]) -> dict[str, Any]:
+    """A calibration: :func:`mjscope.dock.calibrate.calibration_record` and the file written."""
+    return jsonable({"kind": "calibration", **record, "files": list(files)})

@@ -61,7 +61,7 @@ import numpy as np
 import numpy.typing as npt
 import pinocchio as pin
 
-from mjscope.control.controllers.cic import sym_solve
+from mjscope.control.controllers.cic import SymFactor
 from mjscope.control.controllers.common import (
     FrameController,
     frame_kinematics,
@@ -291,17 +291,18 @@ class Se3LieController(FrameController):
         if self.feedforward_dropped:
             a[:] = tau0
             np.subtract(u, dJ.dot(v), out=b)
-        else:
+        K = SymFactor(self._K)  # one factorisation for every solve below
+        if not self.feedforward_dropped:
             a[:] = 0.0
             b[:] = e_V
-            w = sym_solve(self._K, self._b)[:nv]  # J̄ e_V; (nv,)
+            w = K.solve(self._b)[:nv]  # J̄ e_V; (nv,)
             a[:] = tau0 + C.dot(w)
             np.subtract(u, dJ.dot(v - w), out=b)
-        f = -sym_solve(self._K, self._b)[nv:]  # (6,)
+        f = -K.solve(self._b)[nv:]  # (6,)
         if self._md_inv is not None:  # M̃ M_d⁻¹ F_b − F_b: M̃ x from one more solve
             a[:] = 0.0
             np.multiply(self._md_inv, F_body, out=b)
-            f -= sym_solve(self._K, self._b)[nv:] + F_body
+            f -= K.solve(self._b)[nv:] + F_body
         tau = f.dot(J)
         tau += h
         tau += tau0
