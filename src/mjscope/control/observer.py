@@ -100,6 +100,7 @@ class MomentumObserver:
         self.q_last: np.ndarray | None = None
         self.v_last: np.ndarray | None = None
         self._C, self._g = np.zeros((nv, nv)), np.zeros(nv)
+        self._gravity = bool(np.any(np.asarray(model.gravity.linear, float)))
         self._lower = np.tri(nv, k=-1, dtype=bool)  # strict lower triangle of M
         self.initialized = False
 
@@ -118,9 +119,11 @@ class MomentumObserver:
         M[:] = pin.crba(m, d, q)  # upper triangle filled
         np.copyto(M, M.T, where=self._lower)  # (cheaper than fancy indexing)
         C = pin.computeCoriolisMatrix(m, d, q, v)
-        g = pin.computeGeneralizedGravity(m, d, q)
-        np.subtract(v.dot(C), g, out=self._beta)
-        self.q_last, self.v_last, self._C, self._g = q, v, C, g
+        v.dot(C, out=self._beta)
+        if self._gravity:  # (zero gravity, the space scenes: g ≡ 0, not computed)
+            g = self._g = pin.computeGeneralizedGravity(m, d, q)
+            self._beta -= g
+        self.q_last, self.v_last, self._C = q, v, C
         return M.dot(v)
 
     def bias(self) -> np.ndarray:
@@ -131,7 +134,8 @@ class MomentumObserver:
         """
         assert self.v_last is not None, "bias() before the first update()"
         h = self._C.dot(self.v_last)
-        h += self._g
+        if self._gravity:
+            h += self._g
         return h
 
     def _start(self, q: np.ndarray, v: np.ndarray) -> None:
