@@ -23,6 +23,7 @@ BUNDLED = [
     "fr3_docking_observer",
     "iiwa14_docking",
     "iiwa14_docking_campaign",
+    "iiwa14_docking_compliant",
     "iiwa14_docking_preload",
     "iiwa14_docking_tilted",
     "iiwa14_docking_topp",
