@@ -54,6 +54,9 @@ def test_compensated_wrench_is_a_known_external_wrench_while_the_arm_moves() -> 
         q_prev, v_prev = q, v
         q, v, _ = env.step(tau)
         comp, raw = probe.wrenches(q_prev, v_prev, v)
+        _, _, comp2, raw2, _ = probe.sense(q_prev, v_prev, v)  # the loop's fused form
+        assert_close(comp2, comp, atol=1e-12, what="sense: compensated")
+        assert_close(raw2, raw, atol=1e-12, what="sense: raw")
         # the reading is of the state before the step: the CoM and tip where they were then
         d = mujoco.MjData(mj)
         d.qpos[:] = q_prev

@@ -138,3 +138,25 @@ def test_from_arrays_requires_every_field() -> None:
     del data["wrench"]
     with pytest.raises(ValueError, match="wrench"):
         Log.from_arrays(data)
+
+
+@pytest.mark.parametrize("capacity", [None, 1, 3, 64])
+def test_store_columns_equals_one_store_data_per_row(capacity: int | None) -> None:
+    """The loop's chunked form: stacked columns, across block boundaries, after single rows."""
+    rows = [sample(k) for k in range(11)]
+    one, batched = Log(capacity=capacity), Log(capacity=capacity)
+    for r in rows:
+        one.store_data(Sample(**r))
+    batched.store_data(Sample(**rows[0]))  # a row first, then chunks of 4, 4 and 2
+    for lo, hi in ((1, 5), (5, 9), (9, 11)):
+        batched.store_columns({n: np.array([r[n] for r in rows[lo:hi]]) for n in FIELDS})
+    a, b = one.arrays(), batched.arrays()
+    assert len(batched) == 11
+    for name in FIELDS:
+        assert b[name].dtype == a[name].dtype
+        assert_close(b[name], a[name], atol=0.0, what=name)
+    cols = {n: np.array([r[n] for r in rows[:2]]) for n in FIELDS}
+    with pytest.raises(ValueError, match="row counts"):
+        Log().store_columns({**cols, "tau": cols["tau"][:1]})
+    with pytest.raises(ValueError, match="lack fields"):
+        Log().store_columns({n: c for n, c in cols.items() if n != "wrench_raw"})
