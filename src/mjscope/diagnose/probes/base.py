@@ -13,7 +13,8 @@ A probe's life, as :class:`~mjscope.diagnose.recording.Recorder` drives it:
    every step; the recorder reads all probes' scalars with one ``operator.attrgetter`` call.
 5. ``read(i)`` after each ``mj_step``, only if the probe overrides it (:func:`reads_per_step`):
    what sources and scalars cannot give, into row ``i`` of its slice. The recorder calls
-   ``reader()``'s result, ``read`` itself unless the probe returns a faster closure.
+   ``reader()``'s result, ``read`` itself unless the probe returns a faster closure; or, when
+   the probe has a ``watch``, only on the steps where the watched count passes its limit.
 6. ``flush(n, start, raw)`` when a block is full (and at the end): compute the columns of the
    first ``n`` rows, vectorised, from ``raw`` (``(n, k)`` float64 copies of its sources, then
    its scalars).
@@ -93,6 +94,21 @@ class Probe:
         without the attribute look-ups of a method call (a fraction of a µs per step).
         """
         return self.read
+
+    def watch(self, views: dict[str, np.ndarray]) -> tuple[Any, int, Reader] | None:
+        """A per-step read needed only when a count passes a limit (default ``None``).
+
+        Args:
+            views: The recorder's ``(1,)`` int32 views of the ``scalars``
+                (:func:`~mjscope.diagnose.recording.scalars.scalar_views`; empty when it has
+                none).
+
+        Returns:
+            ``(count, limit, read)``: the loop calls ``read(i)`` after a step only when
+            ``count[0] > limit`` (``count``: a memoryview), instead of :meth:`reader` every
+            step; ``None``: :meth:`reader` every step, if the probe reads.
+        """
+        return None
 
     def flush(self, n: int, start: int, raw: np.ndarray) -> None:
         """Fill/post-process the first ``n`` rows of the block before they are written.

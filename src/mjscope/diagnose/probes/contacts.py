@@ -52,9 +52,10 @@ class ContactViews:
 class ContactProbe(Probe):
     """``ncon``, deepest penetration and its geom pair; counts contact dimensions.
 
-    The first ``slots`` contacts are gathered raw each step and reduced per block; a step with
-    more contacts is read directly. Condim-6 contacts whose rolling-friction coefficient is
-    below :data:`ROLLING_FRACTION` of the smaller geom's size are counted apart
+    The first ``slots`` contacts and ``ncon`` are gathered raw each step and reduced per block;
+    a step with more contacts is read directly (the loop's watch on ``ncon``). Condim-6
+    contacts whose rolling-friction coefficient is below :data:`ROLLING_FRACTION` of the
+    smaller geom's size are counted apart
     (``condim6_negligible_rolling``): the friction mixed as MuJoCo does for geom pairs (the
     higher ``priority`` wins, else the larger coefficient).
 
@@ -88,19 +89,24 @@ class ContactProbe(Probe):
         v = self.views
         return [v.dist, v.geom1, v.geom2, v.dim]
 
+    scalars = ("ncon",)
+
     def read(self, i: int) -> None:  # noqa: D102
         self.reader()(i)
 
     def reader(self) -> Reader:  # noqa: D102
-        data, cells, slots, overflow = self.data, self.cells, self.views.slots, self._overflow
+        data, slots, overflow = self.data, self.views.slots, self._overflow
 
         def read(i: int) -> None:
-            n = data.ncon
-            cells[i, 0] = n
-            if n > slots:
+            if data.ncon > slots:
                 overflow(i)
 
         return read
+
+    def watch(self, views: dict[str, np.ndarray]) -> tuple[Any, int, Reader] | None:
+        """``ncon`` past the gathered slots: the overflow read (see :meth:`Probe.watch`)."""
+        count = views.get("ncon")
+        return None if count is None else (count.data, self.views.slots, self._overflow)
 
     def _overflow(self, i: int) -> None:
         """Row ``i`` has more contacts than the gathered slots: keep what the flush needs."""
@@ -112,6 +118,7 @@ class ContactProbe(Probe):
     def flush(self, n: int, start: int, raw: np.ndarray) -> None:  # noqa: D102
         s = self.views.slots
         ncon = self.out[:n, 0]
+        ncon[:] = raw[:, 4 * s]  # the scalar after the four gathered fields
         w = max(1, min(s, int(ncon.max()) if n else 1))  # slots any row of the block uses
         dist, g1, g2, dim = (raw[:, k * s : k * s + w] for k in range(4))
         live = np.arange(w)[None, :] < ncon[:, None]  # (n, w)

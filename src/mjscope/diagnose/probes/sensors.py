@@ -38,10 +38,10 @@ class SensorProbe(Probe):
         if n == 0 or raw.shape[1] == 0:
             self.count += n
             return
-        rows = raw
-        self.total += rows.sum(axis=0)
-        np.minimum(self.lo, rows.min(axis=0), out=self.lo)
-        np.maximum(self.hi, rows.max(axis=0), out=self.hi)
+        self.total += raw.sum(axis=0)
+        per_sensor = np.ascontiguousarray(raw.T)  # (nsensordata, n): one pass per extreme
+        np.minimum(self.lo, per_sensor.min(axis=1), out=self.lo)
+        np.maximum(self.hi, per_sensor.max(axis=1), out=self.hi)
         self.count += n
 
     def summary(self) -> dict[str, Any]:  # noqa: D102

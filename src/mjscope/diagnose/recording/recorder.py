@@ -23,9 +23,9 @@ from __future__ import annotations
 import itertools
 import math
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import mujoco
 import numpy as np
@@ -33,9 +33,29 @@ import numpy as np
 from mjscope.diagnose.outputs import Interrupted, commit, partial_path
 from mjscope.diagnose.probes.base import Column, Gather, Probe, Reader, reads_per_step
 from mjscope.diagnose.recording.csvsink import INTEGER_FORMAT, NUMBER_FORMAT, make_sink
+from mjscope.diagnose.recording.scalars import scalar_views
 from mjscope.exceptions import OutputError
 
 RAW_BLOCK_BYTES = 64 * 2**20  # cap on the raw per-step copies held for one block [B]
+
+
+class FastPlan(NamedTuple):
+    """The loop's per-step work without the readers (:meth:`Recorder.bind`).
+
+    Attributes:
+        take: The gather group's bound ``np.take``; call ``take(idx, None, rows[i], "clip")``.
+        idx: Its word indices.
+        rows: One row view per block row.
+        reads: At most two per-step readers (``read(i)``).
+        watch: ``(count, limit, read)``: ``read(i)`` only when ``count[0] > limit``
+            (``count``: a memoryview of an int32 scalar), or ``None``.
+    """
+
+    take: Callable[..., Any]
+    idx: np.ndarray
+    rows: Sequence[Any]
+    reads: list[Reader]
+    watch: tuple[Any, int, Reader] | None
 
 
 class Recorder:
@@ -59,7 +79,8 @@ class Recorder:
     ) -> None:
         self.probes = probes
         self.columns: list[Column] = [c for p in probes for c in p.columns]
-        self.block = np.zeros((block_rows, len(self.columns)))  # (block_rows, ncols)
+        # (block_rows, ncols), column-major: probes fill columns, the statistics reduce them
+        self.block = np.zeros((block_rows, len(self.columns)), order="F")
         self.rows = block_rows
         self.stride = max(1, math.ceil(total_steps / preview_points))
         self._preview: list[np.ndarray] = []
@@ -81,34 +102,55 @@ class Recorder:
     def bind(self, model: mujoco.MjModel, data: mujoco.MjData) -> list[Reader]:
         """Bind every probe to its block slice; return the per-step read functions in order.
 
-        The raw gathers of all probes' ``sources()`` come first, then each probe's ``read``.
-        When one block of raw copies would exceed :data:`RAW_BLOCK_BYTES`, the block is
-        shortened (``rows`` changes) and the probes are bound again.
+        The raw gathers of all probes' ``sources()`` (and, through
+        :func:`~mjscope.diagnose.recording.scalars.scalar_views`, their ``scalars``) come
+        first, then each probe's ``read``. When one block of raw copies would exceed
+        :data:`RAW_BLOCK_BYTES`, the block is shortened (``rows`` changes) and the probes are
+        bound again. :attr:`fast` is then set for the loop where it can do without the readers.
         """
-        arrays = self._bind_probes(model, data)
-        raw = sum(a.nbytes for a in arrays) + 8 * len(self.columns)  # [B] per row
-        rows = max(1, min(self.rows, RAW_BLOCK_BYTES // max(raw, 1)))
-        if rows < self.rows:
-            self.rows = rows
-            self.block = np.zeros((rows, len(self.columns)))
-            arrays = self._bind_probes(model, data)
-        self.gather = Gather(arrays, self.rows)
-        tap = self._scalar_tap(data)
-        reads: list[Reader] = [p.reader() for p in self.probes if reads_per_step(p)]
-        takes = self.gather.takes()
-        if len(takes) == 1 and tap:  # the usual case: one Python call per step does it all
-            return [_fused(*takes[0], tap[0], reads)]
-        return self.gather.readers() + tap + reads
-
-    def _scalar_tap(self, data: mujoco.MjData) -> list[Reader]:
-        """One reader for every probe's ``scalars``: a single ``attrgetter`` call per step."""
-        names = [n for p in self.probes for n in p.scalars]
+        names = tuple(dict.fromkeys(n for p in self.probes for n in p.scalars))
+        self._views = scalar_views(data, names) if names else {}
         self._scalar_rows: list[tuple[Any, ...]] = []
         self._scalar_slices: list[slice] = []
         k = 0
         for p in self.probes:
             self._scalar_slices.append(slice(k, k + len(p.scalars)))
             k += len(p.scalars)
+        arrays = self._bind_probes(model, data)
+        raw = sum(a.nbytes for a in arrays) + 8 * len(self.columns)  # [B] per row
+        rows = max(1, min(self.rows, RAW_BLOCK_BYTES // max(raw, 1)))
+        if rows < self.rows:
+            self.rows = rows
+            self.block = np.zeros((rows, len(self.columns)), order="F")
+            arrays = self._bind_probes(model, data)
+        self.gather = Gather(arrays, self.rows)
+        tap = self._scalar_tap(data) if self._views is None else []
+        reads: list[Reader] = [p.reader() for p in self.probes if reads_per_step(p)]
+        takes = self.gather.takes()
+        self.fast = self._fast_plan(takes, tap)
+        if len(takes) == 1 and tap:  # the usual case: one Python call per step does it all
+            return [_fused(*takes[0], tap[0], reads)]
+        return self.gather.readers() + tap + reads
+
+    def _fast_plan(self, takes: list[Any], tap: list[Reader]) -> FastPlan | None:
+        """What the loop does per step instead of the readers, where it can (else ``None``).
+
+        One gather group, the scalars in it, every per-step read either a watch (called only
+        when its count passes its limit) or one of at most two other readers.
+        """
+        views = self._views or {}
+        watched = [(p, w) for p in self.probes if (w := p.watch(views)) is not None]
+        watches = [w for _, w in watched]
+        skip = {id(p) for p, _ in watched}
+        reads = [p.reader() for p in self.probes if reads_per_step(p) and id(p) not in skip]
+        if len(takes) != 1 or tap or len(reads) > 2 or len(watches) > 1:
+            return None
+        take, idx, rows = takes[0]
+        return FastPlan(take, idx, rows, reads, watches[0] if watches else None)
+
+    def _scalar_tap(self, data: mujoco.MjData) -> list[Reader]:
+        """One reader for every probe's ``scalars``: a single ``attrgetter`` call per step."""
+        names = [n for p in self.probes for n in p.scalars]
         if not names:
             return []
         get = operator.attrgetter(*names)
@@ -135,6 +177,8 @@ class Recorder:
             p.bind(model, data, self.block[:, off : off + k])
             off += k
             src = p.sources()
+            if self._views is not None:  # the scalars after the sources, as flush expects
+                src = src + [self._views[n] for n in p.scalars]
             self._owned.append(list(range(len(arrays), len(arrays) + len(src))))
             arrays += src
         return arrays
@@ -148,14 +192,10 @@ class Recorder:
             return
         self.flushing = True
         with np.errstate(all="ignore"):
-            width = len(self._scalar_rows[0]) if self._scalar_rows else 0
-            scalars = np.fromiter(
-                itertools.chain.from_iterable(self._scalar_rows), float, n * width
-            ).reshape(n, width)
-            self._scalar_rows.clear()
+            scalars = self._scalars(n)
             for p, owned, sl in zip(self.probes, self._owned, self._scalar_slices, strict=True):
                 raw = self.gather.rows(owned, n)
-                if p.scalars:
+                if p.scalars and scalars is not None:
                     raw = (
                         np.concatenate([raw, scalars[:, sl]], axis=1)
                         if raw.size
@@ -176,6 +216,17 @@ class Recorder:
             self._sink.write(rows)
         self.steps += n
         self.flushing = False
+
+    def _scalars(self, n: int) -> np.ndarray | None:
+        """The tapped scalars of ``n`` rows ``(n, k)``; ``None`` when the gather has them."""
+        if self._views is not None:
+            return None
+        width = len(self._scalar_rows[0]) if self._scalar_rows else 0
+        scalars = np.fromiter(
+            itertools.chain.from_iterable(self._scalar_rows), float, n * width
+        ).reshape(n, width)
+        self._scalar_rows.clear()
+        return scalars
 
     def close(self) -> Path | None:
         """Finish the CSV (waits for a forked writer) and rename it over the target.
