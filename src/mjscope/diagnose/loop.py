@@ -53,8 +53,8 @@ def step_loop(
     """Step and record.
 
     Per step, in the usual case (:attr:`Recorder.fast`): ``mj_step``, the recorder's one
-    ``np.take``, at most two probe reads (the per-contact sampler's countdown) and one test of
-    the divergence counters and the watched contact count; no timer, no other call.
+    ``np.take`` and one test of the divergence counters and the watched contact count; every
+    ``every``-th step the per-contact sampler; no timer, no other call.
 
     Returns:
         (wall time, CPU time of the timed ``mj_step`` calls [s], the number timed): every
@@ -66,7 +66,10 @@ def step_loop(
     fast = rec.fast or _generic(readers, rec.rows)
     take, idx, views = fast.take, fast.idx, fast.rows
     r0, r1 = [*fast.reads, _noop, _noop][:2]
+    two = len(fast.reads) == 2
     count, limit, watch = fast.watch or (np.zeros(1, np.int32).data, 0, _noop)
+    every, sample = fast.sampler or (0, _noop)
+    due = 0 if every else -1  # the next row to sample (-1: never)
     rows = rec.rows
     ctrl = data.ctrl  # (nu,) view
     plan = ControlPlan(model, data, specs, rows, cfg.seed, cfg.noise_scale)
@@ -101,7 +104,11 @@ def step_loop(
                 tick += CPU_SAMPLE_EVERY
             take(idx, None, views[i], "clip")
             r0(i)
-            r1(i)
+            if two:
+                r1(i)
+            if i == due:
+                sample(rec.steps + i)
+                due += every
             if wn[qacc_w] or wn[qvel_w] or wn[qpos_w] or count[0] > limit:
                 if count[0] > limit:
                     watch(i)
@@ -112,6 +119,7 @@ def step_loop(
             if i == rows:
                 i = tick = 0  # first: an interrupt inside flush must not flush these rows again
                 rec.flush(rows)
+                due = -rec.steps % every if every else -1
                 noise = None if plan.constant else plan.block(rec.steps)
                 bar = bar or _late_progress(model, cfg, started)
                 if bar is not None:

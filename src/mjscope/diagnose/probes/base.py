@@ -14,7 +14,8 @@ A probe's life, as :class:`~mjscope.diagnose.recording.Recorder` drives it:
 5. ``read(i)`` after each ``mj_step``, only if the probe overrides it (:func:`reads_per_step`):
    what sources and scalars cannot give, into row ``i`` of its slice. The recorder calls
    ``reader()``'s result, ``read`` itself unless the probe returns a faster closure; or, when
-   the probe has a ``watch``, only on the steps where the watched count passes its limit.
+   the probe has a ``watch``, only on the steps where the watched count passes its limit, and
+   with a ``sampler``, only every ``every``-th step.
 6. ``flush(n, start, raw)`` when a block is full (and at the end): compute the columns of the
    first ``n`` rows, vectorised, from ``raw`` (``(n, k)`` float64 copies of its sources, then
    its scalars).
@@ -107,6 +108,15 @@ class Probe:
             ``(count, limit, read)``: the loop calls ``read(i)`` after a step only when
             ``count[0] > limit`` (``count``: a memoryview), instead of :meth:`reader` every
             step; ``None``: :meth:`reader` every step, if the probe reads.
+        """
+        return None
+
+    def sampler(self) -> tuple[int, Callable[[int], None]] | None:
+        """A read needed only every ``every``-th step (default ``None``).
+
+        Returns:
+            ``(every, sample)``: the loop calls ``sample(step)`` after each step whose index
+            (from 0) is a multiple of ``every``, instead of :meth:`reader` every step.
         """
         return None
 

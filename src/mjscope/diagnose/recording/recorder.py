@@ -49,6 +49,8 @@ class FastPlan(NamedTuple):
         reads: At most two per-step readers (``read(i)``).
         watch: ``(count, limit, read)``: ``read(i)`` only when ``count[0] > limit``
             (``count``: a memoryview of an int32 scalar), or ``None``.
+        sampler: ``(every, sample)``: ``sample(step)`` after every ``every``-th step, or
+            ``None``.
     """
 
     take: Callable[..., Any]
@@ -56,6 +58,7 @@ class FastPlan(NamedTuple):
     rows: Sequence[Any]
     reads: list[Reader]
     watch: tuple[Any, int, Reader] | None
+    sampler: tuple[int, Callable[[int], None]] | None = None
 
 
 class Recorder:
@@ -136,17 +139,22 @@ class Recorder:
         """What the loop does per step instead of the readers, where it can (else ``None``).
 
         One gather group, the scalars in it, every per-step read either a watch (called only
-        when its count passes its limit) or one of at most two other readers.
+        when its count passes its limit), a sampler (every ``every``-th step) or one of at
+        most two other readers.
         """
         views = self._views or {}
         watched = [(p, w) for p in self.probes if (w := p.watch(views)) is not None]
-        watches = [w for _, w in watched]
-        skip = {id(p) for p, _ in watched}
+        sampled = [(p, s) for p in self.probes if (s := p.sampler()) is not None]
+        watches, samplers = [w for _, w in watched], [s for _, s in sampled]
+        skip = {id(p) for p, _ in watched} | {id(p) for p, _ in sampled}
         reads = [p.reader() for p in self.probes if reads_per_step(p) and id(p) not in skip]
-        if len(takes) != 1 or tap or len(reads) > 2 or len(watches) > 1:
+        if len(takes) != 1 or tap or len(reads) > 2 or len(watches) > 1 or len(samplers) > 1:
             return None
         take, idx, rows = takes[0]
-        return FastPlan(take, idx, rows, reads, watches[0] if watches else None)
+        return FastPlan(
+            take, idx, rows, reads, watches[0] if watches else None,
+            samplers[0] if samplers else None,
+        )  # fmt: skip
 
     def _scalar_tap(self, data: mujoco.MjData) -> list[Reader]:
         """One reader for every probe's ``scalars``: a single ``attrgetter`` call per step."""
