@@ -57,7 +57,6 @@ class ActuatorProbe(Probe):
         # a servo resting at its target jitters around 0 without chattering
         self.level0 = np.maximum(0.01 * bound, CHATTER_FLOOR)  # (nu,)
         self.at_limit = np.zeros(model.nu, np.int64)
-        self._rows: np.ndarray = np.zeros((1, 0), np.int64)
         self.flips = np.zeros(model.nu, np.int64)
         self.last_sign = np.zeros(model.nu)
         self.steps = 0
@@ -89,19 +88,16 @@ class ActuatorProbe(Probe):
         seq[:, 0] = self.last_sign
         np.sign(force, out=seq[:, 1:])
         seq[:, 1:][np.abs(force) <= level] = 0.0  # small: no sign
-        # carry each actuator's last non-zero sign forward, then count the changes
-        cols = np.where(seq != 0, self._index(seq.shape[1]), 0)
-        np.maximum.accumulate(cols, axis=1, out=cols)
-        filled = np.take_along_axis(seq, cols, axis=1)
-        changed = (filled[:, 1:] != filled[:, :-1]) & (filled[:, :-1] != 0)
-        self.flips += np.count_nonzero(changed, axis=1)
-        self.last_sign = filled[:, -1].copy()
-
-    def _index(self, n: int) -> np.ndarray:
-        """Column numbers ``(1, n)``, cached per block size."""
-        if self._rows.shape[1] != n:
-            self._rows = np.arange(n)[None, :]
-        return self._rows
+        # each actuator's non-zero signs in order (the carried one first): count the changes
+        nz = np.flatnonzero(seq)  # row-major: actuator by actuator, in step order
+        signs, act = seq.reshape(-1)[nz], nz // seq.shape[1]
+        same = act[1:] == act[:-1]
+        changed = same & (signs[1:] != signs[:-1])
+        self.flips += np.bincount(act[1:][changed], minlength=force.shape[0])
+        last = np.ones(act.size, bool)
+        last[:-1] = ~same  # the last non-zero sign of each actuator that has one
+        self.last_sign = np.zeros(force.shape[0])
+        self.last_sign[act[last]] = signs[last]
 
     def summary(self) -> dict[str, Any]:  # noqa: D102
         return {
