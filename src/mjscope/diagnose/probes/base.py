@@ -18,7 +18,9 @@ A probe's life, as :class:`~mjscope.diagnose.recording.Recorder` drives it:
    with a ``sampler``, only every ``every``-th step.
 6. ``flush(n, start, raw)`` when a block is full (and at the end): compute the columns of the
    first ``n`` rows, vectorised, from ``raw`` (``(n, k)`` float64 copies of its sources, then
-   its scalars).
+   its scalars; with ``raw_parts``, a list of ``(n, size)`` views of the block, float64 or
+   int32 as the source, one per source and scalar: a probe reading little of a large source
+   skips its copy).
 7. ``close()`` when the rollout completes (a probe writing its own file renames it there),
    ``abort()`` instead when it was interrupted or failed (the partial file stays).
 8. ``summary()`` after the loop: what the probe adds to the report (``None``: nothing).
@@ -64,6 +66,7 @@ class Probe:
 
     columns: tuple[Column, ...] = ()
     scalars: tuple[str, ...] = ()
+    raw_parts = False  # flush gets one array per source and scalar, not one concatenated
 
     def bind(self, model: mujoco.MjModel, data: mujoco.MjData, out: np.ndarray) -> None:
         """Resolve views into ``data`` once; ``out`` is this probe's slice of the block.
@@ -230,6 +233,18 @@ class Gather:
                 take(idx, None, rows[i], "clip")
 
             out.append(read)
+        return out
+
+    def parts(self, which: list[int], n: int) -> list[np.ndarray]:
+        """Raw rows ``(n, size)`` of each array ``which``: float64 or int32 views, no copy."""
+        out: list[np.ndarray] = []
+        for k in which:
+            g, off, size, is_float = self.where[k]
+            block = self.groups[g][2] if size else np.zeros((n, 0), np.int32)
+            if is_float:
+                out.append(block[:n, off : off + 2 * size].view(np.float64))
+            else:
+                out.append(block[:n, off : off + size])
         return out
 
     def rows(self, which: list[int], n: int) -> np.ndarray:

@@ -70,6 +70,8 @@ class ContactProbe(Probe):
         Column("pen_geom2", "id", "second geom of the deepest contact (-1: none)", True),
     )
 
+    raw_parts = True  # the block's rows use the first few slots: no copy of the others
+
     def __init__(self, slots: int = 16) -> None:
         self.slots = slots
         self.condim_counts: dict[int, int] = {}
@@ -115,12 +117,12 @@ class ContactProbe(Probe):
         g = c.geom[k]
         self.overflow[i] = (float(-c.dist[k]), int(g[0]), int(g[1]), c.dim.copy(), c.geom.copy())
 
-    def flush(self, n: int, start: int, raw: np.ndarray) -> None:  # noqa: D102
+    def flush(self, n: int, start: int, raw: Any) -> None:  # noqa: D102
         s = self.views.slots
         ncon = self.out[:n, 0]
-        ncon[:] = raw[:, 4 * s]  # the scalar after the four gathered fields
+        ncon[:] = raw[4][:, 0]  # the scalar after the four gathered fields
         w = max(1, min(s, int(ncon.max()) if n else 1))  # slots any row of the block uses
-        dist, g1, g2, dim = (raw[:, k * s : k * s + w] for k in range(4))
+        dist, g1, g2, dim = (a[:, :w] for a in raw[:4])
         live = np.arange(w)[None, :] < ncon[:, None]  # (n, w)
         k = np.where(live, dist, np.inf).argmin(axis=1)
         rows = np.arange(n)

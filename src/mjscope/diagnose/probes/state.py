@@ -54,6 +54,7 @@ class SolverProbe(Probe):
     """
 
     scalars = ("nefc", "nisland")
+    raw_parts = True  # one improvement per row is read of island 0's many: no copy of them
 
     columns = (
         Column("nefc", "count", "number of scalar constraint rows", True),
@@ -75,10 +76,9 @@ class SolverProbe(Probe):
         # the solver can record (strided float64 view): the flush picks the last one
         return [self.data.solver_niter, self.data.solver.improvement[: self.kept]]
 
-    def flush(self, n: int, start: int, raw: np.ndarray) -> None:  # noqa: D102
-        k, kept = int(mujoco.mjNISLAND), self.kept
-        niter, improvement = raw[:, :k], raw[:, k : k + kept]
-        nefc, nisland = raw[:, k + kept], raw[:, k + kept + 1]
+    def flush(self, n: int, start: int, raw: Any) -> None:  # noqa: D102
+        niter, improvement, nefc, nisland = raw[0], raw[1], raw[2][:, 0], raw[3][:, 0]
+        k, kept = niter.shape[1], self.kept
         self.out[:n, 0] = nefc
         it0 = np.minimum(niter[:, 0], kept).astype(np.intp)  # island 0's last stat + 1
         last = improvement[np.arange(n), np.maximum(it0, 1) - 1]

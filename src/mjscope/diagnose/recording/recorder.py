@@ -25,7 +25,7 @@ import math
 import operator
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import mujoco
 import numpy as np
@@ -202,6 +202,9 @@ class Recorder:
         with np.errstate(all="ignore"):
             scalars = self._scalars(n)
             for p, owned, sl in zip(self.probes, self._owned, self._scalar_slices, strict=True):
+                if p.raw_parts:
+                    p.flush(n, self.steps, cast(Any, self._parts(owned, n, scalars, sl)))
+                    continue
                 raw = self.gather.rows(owned, n)
                 if p.scalars and scalars is not None:
                     raw = (
@@ -224,6 +227,15 @@ class Recorder:
             self._sink.write(rows)
         self.steps += n
         self.flushing = False
+
+    def _parts(
+        self, owned: list[int], n: int, scalars: np.ndarray | None, sl: slice
+    ) -> list[np.ndarray]:
+        """A ``raw_parts`` probe's raw: one ``(n, size)`` array per source, then per scalar."""
+        parts = self.gather.parts(owned, n)
+        if scalars is not None:  # tapped, not gathered
+            parts += [scalars[:, k : k + 1] for k in range(sl.start, sl.stop)]
+        return parts
 
     def _scalars(self, n: int) -> np.ndarray | None:
         """The tapped scalars of ``n`` rows ``(n, k)``; ``None`` when the gather has them."""
