@@ -64,11 +64,13 @@ class ActuatorProbe(Probe):
     def sources(self) -> list[np.ndarray]:  # noqa: D102
         return [self.data.ctrl, self.data.actuator_force] if self.model.nu else []  # (nu,) each
 
-    def flush(self, n: int, start: int, raw: np.ndarray) -> None:  # noqa: D102
-        if n == 0 or raw.shape[1] == 0:
+    raw_parts = True  # views of ctrl's and actuator_force's rows in the block
+
+    def flush(self, n: int, start: int, raw: Any) -> None:  # noqa: D102
+        if n == 0 or not raw:
             return
         # per actuator along a contiguous row (nu, n): NumPy reduces it in one pass
-        ctrl, force = np.ascontiguousarray(raw.T).reshape(2, self.model.nu, n)
+        ctrl, force = np.ascontiguousarray(raw[0].T), np.ascontiguousarray(raw[1].T)
         lo, hi = ctrl.min(axis=1), ctrl.max(axis=1)  # NaN where a row has one, as |ctrl|'s max
         np.fmin(self.ctrl_lo, lo, out=self.ctrl_lo)
         np.fmax(self.ctrl_hi, hi, out=self.ctrl_hi)

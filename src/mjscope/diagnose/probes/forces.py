@@ -90,8 +90,10 @@ class EnergyProbe(Probe):
     def sources(self) -> list[np.ndarray]:  # noqa: D102
         return [self.data.energy]  # (2,) view: potential, kinetic
 
-    def flush(self, n: int, start: int, raw: np.ndarray) -> None:  # noqa: D102
-        self.out[:n] = raw
+    raw_parts = True
+
+    def flush(self, n: int, start: int, raw: Any) -> None:  # noqa: D102
+        self.out[:n] = raw[0]
 
 
 class InverseProbe(Probe):

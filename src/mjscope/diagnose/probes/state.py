@@ -40,9 +40,11 @@ class StateProbe(Probe):
     def sources(self) -> list[np.ndarray]:  # noqa: D102
         return [self.data.subtree_com[0]]  # (3,) view: CoM of the world subtree
 
-    def flush(self, n: int, start: int, raw: np.ndarray) -> None:  # noqa: D102
-        self.out[:n, 0] = raw[:, 3] - self.h
-        self.out[:n, 1] = raw[:, 2]
+    raw_parts = True
+
+    def flush(self, n: int, start: int, raw: Any) -> None:  # noqa: D102
+        self.out[:n, 0] = raw[1][:, 0] - self.h  # time
+        self.out[:n, 1] = raw[0][:, 2]  # the world subtree's CoM z
 
 
 class SolverProbe(Probe):
@@ -112,5 +114,7 @@ class WarningProbe(Probe):
     def sources(self) -> list[np.ndarray]:  # noqa: D102
         return [self.data.warning.number]  # (mjNWARNING,) int32 view
 
-    def flush(self, n: int, start: int, raw: np.ndarray) -> None:  # noqa: D102
-        self.out[:n] = raw
+    raw_parts = True
+
+    def flush(self, n: int, start: int, raw: Any) -> None:  # noqa: D102
+        self.out[:n] = raw[0]
