@@ -152,7 +152,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
     vs_peer = float(np.median(t[:, 1] / t[:, 5]))
     per_step = bare / steps * 1e6
     blocks = RolloutCfg().block_rows
-    writer = "a forked writer" if steps >= 2 * blocks else "this process (short run)"
+    writer = "a forked writer when a core is free, else in this process"
     note = (
         f"{MODEL} under hold control, {steps} steps, median of {repeats} paired ratios; "
         f"bare {per_step:.1f} µs/step"

@@ -3,8 +3,9 @@
 Per step the loop costs one ``np.take`` (every probe's raw sources, see
 :class:`~mjscope.diagnose.probes.base.Gather`), one ``attrgetter`` call for every probe's
 ``scalars`` (``time``, ``nefc``, ...) and the few probes that still read per step; columns are
-computed per block, vectorised. Long CSV runs are formatted in a forked writer
-(:mod:`mjscope.diagnose.recording.csvsink`), short ones in this process.
+computed per block, vectorised. Long CSV runs are formatted in a forked writer when a core is
+free for it (:func:`~mjscope.diagnose.recording.csvsink.fork_writer`), short ones and those on
+a busy machine in this process.
 
 Memory is bounded by the block (``block_rows`` × columns), a decimated preview for plots
 (at most ``preview_points`` rows) and per-column running statistics, whatever the number of
