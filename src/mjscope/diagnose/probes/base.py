@@ -272,6 +272,31 @@ class Gather:
         return np.concatenate(parts, axis=1) if parts else np.zeros((n, 0))
 
 
+def merged(parts: list[np.ndarray]) -> np.ndarray:
+    """Parts of one kind side by side ``(n, Σ size)``, as one view where it can.
+
+    A view when they are adjacent columns of one block (as :meth:`Gather.parts` gives a probe's
+    sources of one kind), else a copy.
+    """
+    first = parts[0]
+    adjacent = all(
+        p.dtype == first.dtype
+        and p.strides == first.strides
+        and _address(p) == _address(first) + first.itemsize * sum(q.shape[1] for q in parts[:k])
+        for k, p in enumerate(parts)
+    )
+    if not adjacent:
+        return np.concatenate(parts, axis=1)
+    width = sum(p.shape[1] for p in parts)
+    return np.lib.stride_tricks.as_strided(
+        first, shape=(first.shape[0], width), strides=first.strides, writeable=False
+    )
+
+
+def _address(a: np.ndarray) -> int:
+    return int(a.__array_interface__["data"][0])
+
+
 def _per(a: np.ndarray) -> int:
     """32-bit words per element of ``a``."""
     return a.itemsize // Gather.WORD
