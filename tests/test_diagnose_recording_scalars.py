@@ -37,3 +37,25 @@ def test_no_views_gives_the_same_csv_and_summary(tmp_path, monkeypatch):
     assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes()
     for key in ("condim_counts", "worst_pairs", "contact_pairs", "steps_at_cap"):
         assert a.probes[key] == b.probes[key], key
+
+
+def test_two_gather_groups_keep_the_fast_loop_and_the_bytes(tmp_path, monkeypatch):
+    """MuJoCo's allocations far apart (two gather groups): the same CSV, still no readers."""
+    cfg = {"steps": 2500, "ctrl": "noise"}
+    run_rollout(load("quadruped"), RolloutCfg(csv=tmp_path / "a.csv", **cfg))
+    plans = []
+    real = recorder.Recorder._fast_plan
+
+    def split(self, takes, tap):  # one group's words as two groups, as far-apart memory gives
+        if len(takes) == 1:
+            take, idx, rows = takes[0]
+            k = idx.size // 2
+            takes = [(take, idx[:k], [r[:k] for r in rows]), (take, idx[k:], [r[k:] for r in rows])]
+        plan = real(self, takes, tap)
+        plans.append(plan is not None and plan.second is not None)
+        return plan
+
+    monkeypatch.setattr(recorder.Recorder, "_fast_plan", split)
+    run_rollout(load("quadruped"), RolloutCfg(csv=tmp_path / "b.csv", **cfg))
+    assert plans == [True]
+    assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes()

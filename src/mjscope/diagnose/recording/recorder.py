@@ -52,6 +52,8 @@ class FastPlan(NamedTuple):
             (``count``: a memoryview of an int32 scalar), or ``None``.
         sampler: ``(every, sample)``: ``sample(step)`` after every ``every``-th step, or
             ``None``.
+        second: A second gather group's ``(take, idx, rows)`` (MuJoCo's allocations more than
+            :attr:`~mjscope.diagnose.probes.base.Gather.SPAN` apart), or ``None``.
     """
 
     take: Callable[..., Any]
@@ -60,6 +62,7 @@ class FastPlan(NamedTuple):
     reads: list[Reader]
     watch: tuple[Any, int, Reader] | None
     sampler: tuple[int, Callable[[int], None]] | None = None
+    second: tuple[Callable[..., Any], np.ndarray, Sequence[Any]] | None = None
 
 
 class Recorder:
@@ -139,9 +142,9 @@ class Recorder:
     def _fast_plan(self, takes: list[Any], tap: list[Reader]) -> FastPlan | None:
         """What the loop does per step instead of the readers, where it can (else ``None``).
 
-        One gather group, the scalars in it, every per-step read either a watch (called only
-        when its count passes its limit), a sampler (every ``every``-th step) or one of at
-        most two other readers.
+        One or two gather groups, the scalars in them, every per-step read either a watch
+        (called only when its count passes its limit), a sampler (every ``every``-th step) or
+        one of at most two other readers.
         """
         views = self._views or {}
         watched = [(p, w) for p in self.probes if (w := p.watch(views)) is not None]
@@ -149,12 +152,14 @@ class Recorder:
         watches, samplers = [w for _, w in watched], [s for _, s in sampled]
         skip = {id(p) for p, _ in watched} | {id(p) for p, _ in sampled}
         reads = [p.reader() for p in self.probes if reads_per_step(p) and id(p) not in skip]
-        if len(takes) != 1 or tap or len(reads) > 2 or len(watches) > 1 or len(samplers) > 1:
+        if not 1 <= len(takes) <= 2 or tap or len(reads) > 2 or len(watches) > 1:
+            return None
+        if len(samplers) > 1:
             return None
         take, idx, rows = takes[0]
         return FastPlan(
             take, idx, rows, reads, watches[0] if watches else None,
-            samplers[0] if samplers else None,
+            samplers[0] if samplers else None, takes[1] if len(takes) == 2 else None,
         )  # fmt: skip
 
     def _scalar_tap(self, data: mujoco.MjData) -> list[Reader]:
