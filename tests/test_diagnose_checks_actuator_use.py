@@ -45,11 +45,11 @@ def test_flip_count_across_blocks_matches_a_plain_count():
     force = rng.normal(size=(300, 3))
     force[rng.random((300, 3)) < 0.3] = 0.0  # steps at rest between pushes
     p = ActuatorProbe()
-    p.any_limit, p.level0, p._rows = False, np.full(3, 1e-3), np.zeros((0, 1), int)
+    p.any_limit, p.level0 = False, np.full(3, 1e-3)
     p.force_max = np.full(3, 10.0)  # level: a tenth of it, 1.0
     p.at_limit, p.flips, p.last_sign, p.steps = np.zeros(3, int), np.zeros(3, int), np.zeros(3), 0
-    p._limits(force[:137])
-    p._limits(force[137:])  # a flip across the block boundary counts once
+    p._limits(force[:137].T)  # (nu, n): one actuator per row
+    p._limits(force[137:].T)  # a flip across the block boundary counts once
     expected = []
     for k in range(3):
         s = np.sign(np.where(np.abs(force[:, k]) > 1.0, force[:, k], 0.0))

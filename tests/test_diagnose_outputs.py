@@ -61,8 +61,16 @@ def test_partial_names_keep_the_suffix():
     assert partial_path("noext") == Path("noext.partial")
 
 
+@pytest.fixture
+def forked_writer(monkeypatch):
+    """Long CSVs get the forked writer whatever the machine's load (and in subprocesses)."""
+    monkeypatch.setenv("MJSCOPE_CSV_WRITER", "fork")
+
+
 @pytest.mark.parametrize("block_rows", [64, 4096])  # forked writer / in-process writer
-def test_interrupted_rollout_keeps_earlier_csv_and_whole_partial(tmp_path, block_rows):
+def test_interrupted_rollout_keeps_earlier_csv_and_whole_partial(
+    tmp_path, block_rows, forked_writer
+):
     csv = tmp_path / "x.csv"
     csv.write_text(EARLIER)
     cfg = RolloutCfg(steps=1000, csv=csv, block_rows=block_rows)
@@ -81,7 +89,9 @@ def test_interrupted_rollout_keeps_earlier_csv_and_whole_partial(tmp_path, block
     assert csv.read_bytes() == full.read_bytes() and not part.exists()
 
 
-def test_failed_writer_keeps_earlier_csv_and_says_where_the_rows_are(tmp_path, monkeypatch):
+def test_failed_writer_keeps_earlier_csv_and_says_where_the_rows_are(
+    tmp_path, monkeypatch, forked_writer
+):
     from mjscope.diagnose.recording import csvsink
 
     calls = {"n": 0}
@@ -238,7 +248,7 @@ def _assert_whole_rows(path: Path) -> int:
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX signals and process groups")
 @pytest.mark.parametrize("how", ["ctrl-c to the group", "sigterm to the command"])
-def test_real_signal_mid_rollout_keeps_earlier_csv(tmp_path, how):
+def test_real_signal_mid_rollout_keeps_earlier_csv(tmp_path, how, forked_writer):
     csv = tmp_path / "x.csv"
     csv.write_text(EARLIER)
     proc = _start(["diagnose", "quadruped", "--steps", "5000000", "--csv", "x.csv"], tmp_path)
@@ -258,7 +268,7 @@ def test_real_signal_mid_rollout_keeps_earlier_csv(tmp_path, how):
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX signals and process groups")
-def test_real_ctrl_c_during_a_sweep_on_a_pool(tmp_path):
+def test_real_ctrl_c_during_a_sweep_on_a_pool(tmp_path, forked_writer):
     args = ["diagnose", "quadruped", "--steps", "5000000", "--csv", "s.csv", "--jobs", "2"]
     proc = _start([*args, "--set", "option.timestep=0.002,0.003,0.004"], tmp_path)
     parts = [tmp_path / f"s_timestep{k}.partial.csv" for k in (0, 1)]

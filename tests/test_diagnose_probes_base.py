@@ -59,3 +59,32 @@ def test_gathered_columns_match_direct_reads(tmp_path, slots):
 
 def test_reads_per_step_only_for_probes_that_override_read():
     assert reads_per_step(_Direct()) and not reads_per_step(Probe())
+
+
+def test_parts_are_views_of_the_block_and_merge_without_a_copy():
+    import mujoco
+
+    from mjscope.diagnose.probes.base import Gather, merged
+
+    m = load("quadruped")
+    d = mujoco.MjData(m)
+    arrays = [d.qfrc_bias, d.qfrc_passive, d.solver_niter]
+    g = Gather(arrays, rows=4)  # the struct's niter may be a group of its own (far apart)
+    for i in range(4):
+        mujoco.mj_step(m, d)
+        for take, idx, rows in g.takes():
+            take(idx, None, rows[i], "clip")
+    parts = g.parts([0, 1, 2], 4)
+    blocks = [grp[2] for grp in g.groups]
+    assert all(any(np.shares_memory(p, b) for b in blocks) for p in parts)
+    block = g.groups[g.where[0][0]][2]  # the buffer's group: both force vectors
+    assert parts[2].dtype == np.int32 and parts[0].dtype == np.float64
+    both = merged(parts[:2])
+    assert np.shares_memory(both, block)
+    assert np.array_equal(both, g.rows([0, 1], 4))  # the same numbers as the copy
+    assert np.array_equal(parts[1][-1], d.qfrc_passive) and np.array_equal(
+        parts[2][-1], d.solver_niter
+    )
+    apart = merged([parts[1], parts[0]])  # not side by side in that order: a copy
+    assert not np.shares_memory(apart, block)
+    assert np.array_equal(apart, np.concatenate([parts[1], parts[0]], axis=1))

@@ -45,6 +45,7 @@ def test_failed_fork_falls_back_to_writing_in_process(tmp_path: Path, monkeypatc
         raise BlockingIOError(11, "Resource temporarily unavailable")
 
     monkeypatch.setattr(csvsink.os, "fork", no_fork)
+    monkeypatch.setenv(csvsink.WRITER_ENV, "fork")  # it tries to fork, whatever the load
     before = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
     sink = csvsink.make_sink(tmp_path / "c.csv", "x [m]", "%.10g\n", 1, forked=True)
     assert isinstance(sink, csvsink.CsvSink)
@@ -55,7 +56,8 @@ def test_failed_fork_falls_back_to_writing_in_process(tmp_path: Path, monkeypatc
         assert len(os.listdir("/proc/self/fd")) == before
 
 
-def test_forked_and_inprocess_csv_identical(tmp_path):
+def test_forked_and_inprocess_csv_identical(tmp_path, monkeypatch):
+    monkeypatch.setenv("MJSCOPE_CSV_WRITER", "fork")
     a, b = tmp_path / "forked.csv", tmp_path / "inproc.csv"
     run_rollout(load("fourbar"), RolloutCfg(steps=900, csv=a, block_rows=128))  # forked writer
     run_rollout(load("fourbar"), RolloutCfg(steps=900, csv=b, block_rows=4096))  # in process
@@ -135,9 +137,31 @@ def test_constant_columns_as_text_keep_the_bytes() -> None:
     assert format_rows(fmt, rows[:0]) == ""
 
 
-def test_block_size_does_not_change_the_csv(tmp_path: Path) -> None:
+def test_block_size_does_not_change_the_csv(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("MJSCOPE_CSV_WRITER", "fork")
     a, b = tmp_path / "a.csv", tmp_path / "b.csv"
     cfg = {"steps": 2500, "ctrl": "noise", "seed": 2}
     run_rollout(load("quadruped"), RolloutCfg(csv=a, block_rows=1024, **cfg))  # forked writer
     run_rollout(load("quadruped"), RolloutCfg(csv=b, block_rows=4096, **cfg))  # in process
     assert a.read_bytes() == b.read_bytes()
+
+
+def test_the_writer_is_forked_only_with_a_free_core(tmp_path: Path, monkeypatch) -> None:
+    from mjscope.diagnose.recording import csvsink
+
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    monkeypatch.delenv(csvsink.WRITER_ENV, raising=False)
+    sinks = {}
+    for busy in (1, usable):  # this process alone; this process and one task per other core
+        monkeypatch.setattr(csvsink, "_runnable", lambda busy=busy: busy)
+        sink = csvsink.make_sink(tmp_path / f"{busy}.csv", "x [m]", "%.10g\n", 1, forked=True)
+        sinks[busy] = type(sink).__name__
+        sink.close()
+    assert sinks[usable] == "CsvSink"
+    if usable > 1:
+        assert sinks[1] == "ForkedCsvSink"
+    for how, kind in (("fork", "ForkedCsvSink"), ("inline", "CsvSink")):
+        monkeypatch.setenv(csvsink.WRITER_ENV, how)  # the environment decides, load or not
+        sink = csvsink.make_sink(tmp_path / f"{how}.csv", "x [m]", "%.10g\n", 1, forked=True)
+        assert type(sink).__name__ == kind
+        sink.close()

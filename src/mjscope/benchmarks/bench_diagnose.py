@@ -12,6 +12,7 @@ ratio, and peak memory (tracemalloc, separate runs).
 from __future__ import annotations
 
 import csv
+import resource
 import tempfile
 import time
 import tracemalloc
@@ -28,16 +29,20 @@ from mjscope.models import load
 MODEL = "quadruped"
 
 
-def _bare(steps: int) -> float:
-    """The bare loop: the same model, the same control as diagnose's default (``hold``)."""
+def _bare(steps: int) -> tuple[float, float]:
+    """The bare loop: the same model, the same control as diagnose's default (``hold``).
+
+    Returns:
+        (wall time, CPU time of this thread) [s].
+    """
     m = load(MODEL)
     d = mujoco.MjData(m)
     mujoco.mj_forward(m, d)
     d.ctrl[:] = hold_ctrl(m, d)
-    t0 = time.perf_counter()
+    c0, t0 = time.thread_time(), time.perf_counter()
     for _ in range(steps):
         mujoco.mj_step(m, d)
-    return time.perf_counter() - t0
+    return time.perf_counter() - t0, time.thread_time() - c0
 
 
 def _peer(steps: int, path: Path) -> float:
@@ -61,10 +66,25 @@ def _peer(steps: int, path: Path) -> float:
 
 
 def _diagnose(steps: int, csv: Path | None, inverse: bool = False, **kw: Any) -> float:
+    return _diagnose_cpu(steps, csv, inverse, **kw)[0]
+
+
+def _diagnose_cpu(
+    steps: int, csv: Path | None, inverse: bool = False, **kw: Any
+) -> tuple[float, float, float]:
+    """(wall time, CPU time of this thread, CPU time of the forked CSV writer) [s]."""
     m = load(MODEL)
-    t0 = time.perf_counter()
+    w0 = _children_cpu()
+    c0, t0 = time.thread_time(), time.perf_counter()
     run_rollout(m, RolloutCfg(steps=steps, csv=csv, inverse=inverse, **kw))
-    return time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, time.thread_time() - c0
+    return wall, cpu, _children_cpu() - w0
+
+
+def _children_cpu() -> float:
+    """User + system CPU time of this process's reaped children (the CSV writers) [s]."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def _peak_mib(steps: int, csv: Path) -> float:
@@ -107,22 +127,24 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
     with tempfile.TemporaryDirectory() as tmp:
         out, contacts = Path(tmp) / "diag.csv", Path(tmp) / "contacts.csv"
         peer_csv = Path(tmp) / "peer.csv"
-        runs = []
+        runs, cpus = [], []
         for _ in range(repeats):
+            bare, bare_cpu = _bare(steps)
+            with_csv, csv_cpu, writer_cpu = _diagnose_cpu(steps, out)
+            plain = _diagnose(steps, out, contact_every=0)
+            memory, memory_cpu, _ = _diagnose_cpu(steps, None)
             runs.append(
-                (
-                    _bare(steps),
-                    _diagnose(steps, out),
-                    _diagnose(steps, out, contact_every=0),
-                    _diagnose(steps, None),
-                    _diagnose(steps, out, contacts=contacts),
-                    _peer(steps, peer_csv),
-                )
-            )
+                (bare, with_csv, plain, memory, _diagnose(steps, out, contacts=contacts),
+                 _peer(steps, peer_csv))
+            )  # fmt: skip
+            cpus.append((bare_cpu, csv_cpu, memory_cpu, writer_cpu))
         inverse = _diagnose(steps // 4, out, inverse=True, contact_every=0) * 4
         peak_short = _peak_mib(steps // 10, out)
         peak = _peak_mib(steps, out)
     t = np.array(runs)  # (repeats, 6): bare, --csv, no capture, in memory, --contacts, peer [s]
+    c = np.array(cpus)  # (repeats, 4): CPU of bare, --csv, in memory; the writer's CPU [s]
+    cpu_csv, cpu_mem = (float(np.median(c[:, k] / c[:, 0])) for k in (1, 2))
+    writer_us = float(np.median(c[:, 3])) / steps * 1e6
     bare = float(np.median(t[:, 0]))
     r_csv, r_plain, r_mem, r_contacts = (float(np.median(t[:, k] / t[:, 0])) for k in (1, 2, 3, 4))
     best_csv, best_plain, best_mem = (float(t[:, k].min() / t[:, 0].min()) for k in (1, 2, 3))
@@ -130,7 +152,7 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
     vs_peer = float(np.median(t[:, 1] / t[:, 5]))
     per_step = bare / steps * 1e6
     blocks = RolloutCfg().block_rows
-    writer = "a forked writer" if steps >= 2 * blocks else "this process (short run)"
+    writer = "a forked writer when a core is free, else in this process"
     note = (
         f"{MODEL} under hold control, {steps} steps, median of {repeats} paired ratios; "
         f"bare {per_step:.1f} µs/step"
@@ -147,6 +169,10 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
              f"contact_every=0: the recorder and CSV sink alone; best-of ratio {best_plain:.2f}"),
         _row("diagnose (no CSV) / bare", r_mem, "x", r_mem, _target(r_mem, 1.5),
              f"default options, recording in memory only; best-of ratio {best_mem:.2f}"),
+        _row("CPU time: diagnose --csv / bare", cpu_csv, "x", cpu_csv, "",
+             f"the stepping thread's CPU time (a loaded machine does not inflate it); in "
+             f"memory {cpu_mem:.2f}x; the forked writer's CPU apart: {writer_us:.1f} µs per row "
+             "on the other core when one is free"),
         _row("overhead per step (--csv)", (r_csv - 1.0) * per_step, "µs", r_csv, "",
              f"{blocks}-row blocks; CSV formatted in {writer}; the CSV's share "
              f"{(r_csv - r_mem) * per_step:.1f} µs ({r_csv - r_mem:+.2f} in ratio)"),

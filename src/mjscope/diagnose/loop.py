@@ -2,7 +2,8 @@
 
 Split from :mod:`mjscope.diagnose.rollout` (which sets up and tears down around it). Per step:
 the controls of the step (a noise/sine block row, the held motors' feedback), ``mj_step``, the
-recorder's reader; a BADQPOS/BADQVEL/BADQACC warning ends the loop. Per block: the recorder's
+recorder's gather (one ``np.take``) and the few reads it cannot do; a BADQPOS/BADQVEL/BADQACC
+warning ends the loop. Per block: the recorder's
 flush and the next control block; a progress line once the loop has run
 :data:`PROGRESS_AFTER_S`.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import mujoco
 import numpy as np
@@ -19,6 +20,7 @@ import numpy as np
 from mjscope.diagnose.controls import ControlPlan, Spec
 from mjscope.diagnose.probes.base import Reader
 from mjscope.diagnose.recording import Recorder
+from mjscope.diagnose.recording.recorder import FastPlan
 from mjscope.exceptions import OutputError
 from mjscope.progress import RunProgress
 
@@ -42,7 +44,7 @@ class LoopCfg(NamedTuple):
     progress: bool | None
 
 
-CPU_SAMPLE_EVERY = 16  # steps; the CPU time of every 16th mj_step is measured
+CPU_SAMPLE_EVERY = 16  # steps; every 16th mj_step is timed (wall and CPU)
 
 
 def step_loop(
@@ -50,12 +52,25 @@ def step_loop(
 ) -> tuple[float, float, int]:
     """Step and record.
 
+    Per step, in the usual case (:attr:`Recorder.fast`): ``mj_step``, the recorder's one
+    ``np.take`` and one test of the divergence counters and the watched contact count; every
+    ``every``-th step the per-contact sampler; no timer, no other call.
+
     Returns:
-        (wall time inside ``mj_step`` [s], CPU time of the sampled ``mj_step`` calls [s],
-        the number sampled): the CPU time (``time.thread_time``, costly to read, so every
-        :data:`CPU_SAMPLE_EVERY`-th step) is what a loaded machine does not inflate.
+        (wall time, CPU time of the timed ``mj_step`` calls [s], the number timed): every
+        :data:`CPU_SAMPLE_EVERY`-th step is timed (``time.thread_time`` is costly to read,
+        and timing every step would cost more than the recording); the CPU time is what a
+        loaded machine does not inflate.
     """
-    read = _chain(rec.bind(model, data))
+    readers = rec.bind(model, data)
+    fast = rec.fast or _generic(readers, rec.rows)
+    take, idx, views = fast.take, fast.idx, fast.rows
+    take2, idx2, views2 = fast.second or (None, idx, views)
+    r0, r1 = [*fast.reads, _noop, _noop][:2]
+    two = len(fast.reads) == 2
+    count, limit, watch = fast.watch or (np.zeros(1, np.int32).data, 0, _noop)
+    every, sample = fast.sampler or (0, _noop)
+    due = 0 if every else -1  # the next row to sample (-1: never)
     rows = rec.rows
     ctrl = data.ctrl  # (nu,) view
     plan = ControlPlan(model, data, specs, rows, cfg.seed, cfg.noise_scale)
@@ -67,10 +82,9 @@ def step_loop(
     w = mujoco.mjtWarning
     qpos_w, qvel_w, qacc_w = int(w.mjWARN_BADQPOS), int(w.mjWARN_BADQVEL), int(w.mjWARN_BADQACC)
     step = mujoco.mj_step
-    clock = time.perf_counter
-    stepping = cpu = 0.0  # [s]
-    sampled = 0
-    cpu_clock = time.thread_time
+    clock, cpu_clock = time.perf_counter, time.thread_time
+    wall = cpu = 0.0  # [s]
+    sampled = tick = 0  # steps timed; the next row to time
     started, bar = clock(), None
     i = 0  # whole rows in the current block
     try:
@@ -79,24 +93,36 @@ def step_loop(
                 ctrl[:] = noise[i]
             if hold is not None:
                 hold(ctrl)
-            if i % CPU_SAMPLE_EVERY:
-                t0 = clock()
+            if i != tick:
                 step(model, data)
-                stepping += clock() - t0
             else:
                 c0, t0 = cpu_clock(), clock()
                 step(model, data)
                 t1 = clock()
                 cpu += cpu_clock() - c0
-                stepping += t1 - t0
+                wall += t1 - t0
                 sampled += 1
-            read(i)
+                tick += CPU_SAMPLE_EVERY
+            take(idx, None, views[i], "clip")
+            if take2 is not None:  # MuJoCo's allocations far apart (rare)
+                take2(idx2, None, views2[i], "clip")
+            r0(i)
+            if two:
+                r1(i)
+            if i == due:
+                sample(rec.steps + i)
+                due += every
+            if wn[qacc_w] or wn[qvel_w] or wn[qpos_w] or count[0] > limit:
+                if count[0] > limit:
+                    watch(i)
+                if wn[qacc_w] or wn[qvel_w] or wn[qpos_w]:
+                    i += 1
+                    break
             i += 1
-            if wn[qacc_w] or wn[qvel_w] or wn[qpos_w]:
-                break
             if i == rows:
-                i = 0  # first: an interrupt inside flush must not flush these rows again
+                i = tick = 0  # first: an interrupt inside flush must not flush these rows again
                 rec.flush(rows)
+                due = -rec.steps % every if every else -1
                 noise = None if plan.constant else plan.block(rec.steps)
                 bar = bar or _late_progress(model, cfg, started)
                 if bar is not None:
@@ -112,7 +138,21 @@ def step_loop(
     if bar is not None:
         bar.update(rec.steps)
         bar.__exit__(None, None, None)
-    return stepping, cpu, sampled
+    return wall, cpu, sampled
+
+
+def _generic(readers: list[Reader], rows: int) -> FastPlan:
+    """The loop's plan from the recorder's readers, where :attr:`Recorder.fast` is ``None``."""
+    read = _chain(readers)
+
+    def take(idx: Any, out: Any, i: int, mode: str) -> None:
+        read(i)
+
+    return FastPlan(take, np.zeros(0, np.intp), list(range(rows)), [], None)
+
+
+def _noop(i: int) -> None:
+    return None
 
 
 def _late_progress(model: mujoco.MjModel, cfg: LoopCfg, started: float) -> RunProgress | None:

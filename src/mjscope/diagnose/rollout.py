@@ -212,7 +212,7 @@ def run_rollout(
     result = _result(model, data, rec, probes, rec.steps)
     result.probes["ctrl_used"] = ctrl_report(model, specs)
     wall, cpu, sampled = stepping
-    result.probes["wall_per_step_s"] = wall / max(rec.steps, 1)
+    result.probes["wall_per_step_s"] = wall / sampled if sampled else float("nan")
     result.probes["cpu_per_step_s"] = cpu / sampled if sampled else float("nan")
     end = free_body_heights(model, data)
     result.probes["free_bodies"] = [

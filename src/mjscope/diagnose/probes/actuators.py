@@ -57,7 +57,6 @@ class ActuatorProbe(Probe):
         # a servo resting at its target jitters around 0 without chattering
         self.level0 = np.maximum(0.01 * bound, CHATTER_FLOOR)  # (nu,)
         self.at_limit = np.zeros(model.nu, np.int64)
-        self._rows: np.ndarray = np.zeros((0, 1), np.int64)
         self.flips = np.zeros(model.nu, np.int64)
         self.last_sign = np.zeros(model.nu)
         self.steps = 0
@@ -65,39 +64,42 @@ class ActuatorProbe(Probe):
     def sources(self) -> list[np.ndarray]:  # noqa: D102
         return [self.data.ctrl, self.data.actuator_force] if self.model.nu else []  # (nu,) each
 
-    def flush(self, n: int, start: int, raw: np.ndarray) -> None:  # noqa: D102
-        if n == 0 or raw.shape[1] == 0:
+    raw_parts = True  # views of ctrl's and actuator_force's rows in the block
+
+    def flush(self, n: int, start: int, raw: Any) -> None:  # noqa: D102
+        if n == 0 or not raw:
             return
-        v = raw.reshape(n, 2, self.model.nu)
-        a = np.abs(v).max(axis=0)
-        np.fmin(self.ctrl_lo, v[:, 0].min(axis=0), out=self.ctrl_lo)
-        np.fmax(self.ctrl_hi, v[:, 0].max(axis=0), out=self.ctrl_hi)
-        np.fmax(self.ctrl_max, a[0], out=self.ctrl_max)
-        np.fmax(self.force_max, a[1], out=self.force_max)
-        self._limits(v[:, 1])
+        # per actuator along a contiguous row (nu, n): NumPy reduces it in one pass
+        ctrl, force = np.ascontiguousarray(raw[0].T), np.ascontiguousarray(raw[1].T)
+        lo, hi = ctrl.min(axis=1), ctrl.max(axis=1)  # NaN where a row has one, as |ctrl|'s max
+        np.fmin(self.ctrl_lo, lo, out=self.ctrl_lo)
+        np.fmax(self.ctrl_hi, hi, out=self.ctrl_hi)
+        np.fmax(self.ctrl_max, np.maximum(np.abs(lo), np.abs(hi)), out=self.ctrl_max)
+        f_abs = np.maximum(np.abs(force.min(axis=1)), np.abs(force.max(axis=1)))  # max |force|
+        np.fmax(self.force_max, f_abs, out=self.force_max)
+        self._limits(force)
 
     def _limits(self, force: np.ndarray) -> None:
-        """Count steps at the force limit and sign flips of a large force, (n, nu)."""
+        """Count steps at the force limit and sign flips of a large force, (nu, n)."""
         if self.any_limit:
-            self.at_limit += np.count_nonzero((force <= self.lo_at) | (force >= self.hi_at), axis=0)
-        self.steps += force.shape[0]
-        level = np.maximum(CHATTER_LEVEL * self.force_max, self.level0)
-        seq = np.empty((force.shape[0] + 1, force.shape[1]))
-        seq[0] = self.last_sign
-        np.sign(force, out=seq[1:])
-        seq[1:][np.abs(force) <= level] = 0.0  # small: no sign
-        # carry each column's last non-zero sign forward, then count the changes
-        rows = np.where(seq != 0, self._index(seq.shape[0]), 0)
-        np.maximum.accumulate(rows, axis=0, out=rows)
-        filled = np.take_along_axis(seq, rows, axis=0)
-        self.flips += np.count_nonzero((filled[1:] != filled[:-1]) & (filled[:-1] != 0), axis=0)
-        self.last_sign = filled[-1].copy()
-
-    def _index(self, n: int) -> np.ndarray:
-        """Row numbers ``(n, 1)``, cached per block size."""
-        if self._rows.shape[0] != n:
-            self._rows = np.arange(n)[:, None]
-        return self._rows
+            at = (force <= self.lo_at[:, None]) | (force >= self.hi_at[:, None])
+            self.at_limit += np.count_nonzero(at, axis=1)
+        self.steps += force.shape[1]
+        level = np.maximum(CHATTER_LEVEL * self.force_max, self.level0)[:, None]
+        seq = np.empty((force.shape[0], force.shape[1] + 1))
+        seq[:, 0] = self.last_sign
+        np.sign(force, out=seq[:, 1:])
+        seq[:, 1:][np.abs(force) <= level] = 0.0  # small: no sign
+        # each actuator's non-zero signs in order (the carried one first): count the changes
+        nz = np.flatnonzero(seq)  # row-major: actuator by actuator, in step order
+        signs, act = seq.reshape(-1)[nz], nz // seq.shape[1]
+        same = act[1:] == act[:-1]
+        changed = same & (signs[1:] != signs[:-1])
+        self.flips += np.bincount(act[1:][changed], minlength=force.shape[0])
+        last = np.ones(act.size, bool)
+        last[:-1] = ~same  # the last non-zero sign of each actuator that has one
+        self.last_sign = np.zeros(force.shape[0])
+        self.last_sign[act[last]] = signs[last]
 
     def summary(self) -> dict[str, Any]:  # noqa: D102
         return {

@@ -13,10 +13,14 @@ A probe's life, as :class:`~mjscope.diagnose.recording.Recorder` drives it:
    every step; the recorder reads all probes' scalars with one ``operator.attrgetter`` call.
 5. ``read(i)`` after each ``mj_step``, only if the probe overrides it (:func:`reads_per_step`):
    what sources and scalars cannot give, into row ``i`` of its slice. The recorder calls
-   ``reader()``'s result, ``read`` itself unless the probe returns a faster closure.
+   ``reader()``'s result, ``read`` itself unless the probe returns a faster closure; or, when
+   the probe has a ``watch``, only on the steps where the watched count passes its limit, and
+   with a ``sampler``, only every ``every``-th step.
 6. ``flush(n, start, raw)`` when a block is full (and at the end): compute the columns of the
    first ``n`` rows, vectorised, from ``raw`` (``(n, k)`` float64 copies of its sources, then
-   its scalars).
+   its scalars; with ``raw_parts``, a list of ``(n, size)`` views of the block, float64 or
+   int32 as the source, one per source and scalar: a probe reading little of a large source
+   skips its copy).
 7. ``close()`` when the rollout completes (a probe writing its own file renames it there),
    ``abort()`` instead when it was interrupted or failed (the partial file stays).
 8. ``summary()`` after the loop: what the probe adds to the report (``None``: nothing).
@@ -62,6 +66,7 @@ class Probe:
 
     columns: tuple[Column, ...] = ()
     scalars: tuple[str, ...] = ()
+    raw_parts = False  # flush gets one array per source and scalar, not one concatenated
 
     def bind(self, model: mujoco.MjModel, data: mujoco.MjData, out: np.ndarray) -> None:
         """Resolve views into ``data`` once; ``out`` is this probe's slice of the block.
@@ -93,6 +98,30 @@ class Probe:
         without the attribute look-ups of a method call (a fraction of a µs per step).
         """
         return self.read
+
+    def watch(self, views: dict[str, np.ndarray]) -> tuple[Any, int, Reader] | None:
+        """A per-step read needed only when a count passes a limit (default ``None``).
+
+        Args:
+            views: The recorder's ``(1,)`` int32 views of the ``scalars``
+                (:func:`~mjscope.diagnose.recording.scalars.scalar_views`; empty when it has
+                none).
+
+        Returns:
+            ``(count, limit, read)``: the loop calls ``read(i)`` after a step only when
+            ``count[0] > limit`` (``count``: a memoryview), instead of :meth:`reader` every
+            step; ``None``: :meth:`reader` every step, if the probe reads.
+        """
+        return None
+
+    def sampler(self) -> tuple[int, Callable[[int], None]] | None:
+        """A read needed only every ``every``-th step (default ``None``).
+
+        Returns:
+            ``(every, sample)``: the loop calls ``sample(step)`` after each step whose index
+            (from 0) is a multiple of ``every``, instead of :meth:`reader` every step.
+        """
+        return None
 
     def flush(self, n: int, start: int, raw: np.ndarray) -> None:
         """Fill/post-process the first ``n`` rows of the block before they are written.
@@ -206,6 +235,18 @@ class Gather:
             out.append(read)
         return out
 
+    def parts(self, which: list[int], n: int) -> list[np.ndarray]:
+        """Raw rows ``(n, size)`` of each array ``which``: float64 or int32 views, no copy."""
+        out: list[np.ndarray] = []
+        for k in which:
+            g, off, size, is_float = self.where[k]
+            block = self.groups[g][2] if size else np.zeros((n, 0), np.int32)
+            if is_float:
+                out.append(block[:n, off : off + 2 * size].view(np.float64))
+            else:
+                out.append(block[:n, off : off + size])
+        return out
+
     def rows(self, which: list[int], n: int) -> np.ndarray:
         """Raw rows ``(n, sum of sizes)``, float64 C-contiguous, of the arrays ``which``."""
         spans: list[list[int]] = []  # [group, start word, end word, is_float]; adjacent merged
@@ -229,6 +270,31 @@ class Gather:
         if len(parts) == 1:  # a contiguous copy: the probes' reductions then read it in order
             return np.ascontiguousarray(parts[0])
         return np.concatenate(parts, axis=1) if parts else np.zeros((n, 0))
+
+
+def merged(parts: list[np.ndarray]) -> np.ndarray:
+    """Parts of one kind side by side ``(n, Σ size)``, as one view where it can.
+
+    A view when they are adjacent columns of one block (as :meth:`Gather.parts` gives a probe's
+    sources of one kind), else a copy.
+    """
+    first = parts[0]
+    adjacent = all(
+        p.dtype == first.dtype
+        and p.strides == first.strides
+        and _address(p) == _address(first) + first.itemsize * sum(q.shape[1] for q in parts[:k])
+        for k, p in enumerate(parts)
+    )
+    if not adjacent:
+        return np.concatenate(parts, axis=1)
+    width = sum(p.shape[1] for p in parts)
+    return np.lib.stride_tricks.as_strided(
+        first, shape=(first.shape[0], width), strides=first.strides, writeable=False
+    )
+
+
+def _address(a: np.ndarray) -> int:
+    return int(a.__array_interface__["data"][0])
 
 
 def _per(a: np.ndarray) -> int:

@@ -19,6 +19,7 @@ is measured for every condim (without a file only for condim 1, where slip needs
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -67,7 +68,10 @@ class ContactDetailProbe(Probe):
     def bind(self, model: mujoco.MjModel, data: mujoco.MjData, out: np.ndarray) -> None:  # noqa: D102
         super().bind(model, data, out)
         self.f6 = np.zeros(6)
+        self.fv = self.f6.data  # Python floats without a list per contact
         self.views = ContactViews(data, 32)
+        v = self.views
+        self.fields = (v.geom1, v.geom2, v.dist, v.dim, v.mu, v.exclude)
         self.v1, self.v2 = np.zeros(6), np.zeros(6)
         self.h = float(model.opt.timestep)
         self.names = [geom_name(model, g) for g in range(model.ngeom)] + ["(flex)"]
@@ -108,6 +112,16 @@ class ContactDetailProbe(Probe):
 
         return read
 
+    def sampler(self) -> tuple[int, Callable[[int], None]]:
+        """Every ``every``-th step: the contacts, if there are any (see :meth:`Probe.sampler`)."""
+        data, sample = self.data, self._sample
+
+        def sample_step(step: int) -> None:
+            if data.ncon:
+                sample(step)
+
+        return self.every, sample_step
+
     def _sample(self, step: int) -> None:
         """Capture this step's contacts (there is at least one) into the per-pair totals."""
         groups: dict[tuple[int, int], list[tuple[Any, ...]]] = {}
@@ -129,25 +143,26 @@ class ContactDetailProbe(Probe):
         The first slots are read through fixed views (one list per field, Python numbers);
         contacts beyond them through ``data.contact``.
         """
-        m, d, v, f6 = self.model, self.data, self.views, self.f6
+        m, d, v = self.model, self.data, self.views
         n = d.ncon
         s = min(n, v.slots)
-        fields = [a[:s].tolist() for a in (v.geom1, v.geom2, v.dist, v.dim, v.mu, v.exclude)]
+        fields = [a[:s].tolist() for a in self.fields]
         for k in range(s, n):  # beyond the viewed slots (rare): one struct read each
             c = d.contact[k]
             extra = (int(c.geom[0]), int(c.geom[1]), float(c.dist), int(c.dim))
             for lst, x in zip(fields, (*extra, float(c.friction[0]), int(c.exclude)), strict=True):
                 lst.append(x)
         out = []
-        force, hypot, nan, tolist = mujoco.mj_contactForce, math.hypot, math.nan, f6.tolist
+        force, hypot, nan, f6, fv = mujoco.mj_contactForce, math.hypot, math.nan, self.f6, self.fv
         every_dim = self.path is not None  # the CSV has vt for every condim
-        for k, (g1, g2, dist, dim, mu, exclude) in enumerate(zip(*fields, strict=True)):
+        k = -1
+        for g1, g2, dist, dim, mu, exclude in zip(*fields, strict=True):
+            k += 1
             if exclude:
                 continue
             force(m, d, k, f6)
-            fn, f1, f2, _, _, _ = tolist()
             vt = self._slip_speed(d.contact[k]) if dim == 1 or every_dim else nan
-            out.append((g1, g2, dist, dim, mu, fn, hypot(f1, f2), vt, k))
+            out.append((g1, g2, dist, dim, mu, fv[0], hypot(fv[1], fv[2]), vt, k))
         return out
 
     def _add_pair(

@@ -52,9 +52,10 @@ class ContactViews:
 class ContactProbe(Probe):
     """``ncon``, deepest penetration and its geom pair; counts contact dimensions.
 
-    The first ``slots`` contacts are gathered raw each step and reduced per block; a step with
-    more contacts is read directly. Condim-6 contacts whose rolling-friction coefficient is
-    below :data:`ROLLING_FRACTION` of the smaller geom's size are counted apart
+    The first ``slots`` contacts and ``ncon`` are gathered raw each step and reduced per block;
+    a step with more contacts is read directly (the loop's watch on ``ncon``). Condim-6
+    contacts whose rolling-friction coefficient is below :data:`ROLLING_FRACTION` of the
+    smaller geom's size are counted apart
     (``condim6_negligible_rolling``): the friction mixed as MuJoCo does for geom pairs (the
     higher ``priority`` wins, else the larger coefficient).
 
@@ -68,6 +69,8 @@ class ContactProbe(Probe):
         Column("pen_geom1", "id", "first geom of the deepest contact (-1: none)", True),
         Column("pen_geom2", "id", "second geom of the deepest contact (-1: none)", True),
     )
+
+    raw_parts = True  # the block's rows use the first few slots: no copy of the others
 
     def __init__(self, slots: int = 16) -> None:
         self.slots = slots
@@ -88,19 +91,24 @@ class ContactProbe(Probe):
         v = self.views
         return [v.dist, v.geom1, v.geom2, v.dim]
 
+    scalars = ("ncon",)
+
     def read(self, i: int) -> None:  # noqa: D102
         self.reader()(i)
 
     def reader(self) -> Reader:  # noqa: D102
-        data, cells, slots, overflow = self.data, self.cells, self.views.slots, self._overflow
+        data, slots, overflow = self.data, self.views.slots, self._overflow
 
         def read(i: int) -> None:
-            n = data.ncon
-            cells[i, 0] = n
-            if n > slots:
+            if data.ncon > slots:
                 overflow(i)
 
         return read
+
+    def watch(self, views: dict[str, np.ndarray]) -> tuple[Any, int, Reader] | None:
+        """``ncon`` past the gathered slots: the overflow read (see :meth:`Probe.watch`)."""
+        count = views.get("ncon")
+        return None if count is None else (count.data, self.views.slots, self._overflow)
 
     def _overflow(self, i: int) -> None:
         """Row ``i`` has more contacts than the gathered slots: keep what the flush needs."""
@@ -109,11 +117,12 @@ class ContactProbe(Probe):
         g = c.geom[k]
         self.overflow[i] = (float(-c.dist[k]), int(g[0]), int(g[1]), c.dim.copy(), c.geom.copy())
 
-    def flush(self, n: int, start: int, raw: np.ndarray) -> None:  # noqa: D102
+    def flush(self, n: int, start: int, raw: Any) -> None:  # noqa: D102
         s = self.views.slots
         ncon = self.out[:n, 0]
+        ncon[:] = raw[4][:, 0]  # the scalar after the four gathered fields
         w = max(1, min(s, int(ncon.max()) if n else 1))  # slots any row of the block uses
-        dist, g1, g2, dim = (raw[:, k * s : k * s + w] for k in range(4))
+        dist, g1, g2, dim = (a[:, :w] for a in raw[:4])
         live = np.arange(w)[None, :] < ncon[:, None]  # (n, w)
         k = np.where(live, dist, np.inf).argmin(axis=1)
         rows = np.arange(n)

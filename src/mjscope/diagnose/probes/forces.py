@@ -12,7 +12,7 @@ import mujoco
 import numpy as np
 
 from mjscope.diagnose.names import dof_label
-from mjscope.diagnose.probes.base import Column, Probe
+from mjscope.diagnose.probes.base import Column, Probe, merged
 
 INVERSE_TOL = 1e-6  # relative to the largest bias or constraint force [1]; converged: ~1e-14
 
@@ -44,8 +44,10 @@ class ForceProbe(Probe):
     def sources(self) -> list[np.ndarray]:  # noqa: D102
         return [getattr(self.data, f"qfrc_{t}") for t in FORCE_TERMS]  # (nv,) views
 
-    def flush(self, n: int, start: int, raw: np.ndarray) -> None:  # noqa: D102
-        vec = raw.reshape(n, len(FORCE_TERMS), self.model.nv)
+    raw_parts = True  # the five vectors side by side in the block: a view, no copy
+
+    def flush(self, n: int, start: int, raw: Any) -> None:  # noqa: D102
+        vec = merged(raw).reshape(n, len(FORCE_TERMS), self.model.nv)
         self.out[:n] = np.sqrt(np.einsum("rkv,rkv->rk", vec, vec))
         if n:
             self.sumsq += np.einsum("rkv,rkv->kv", vec, vec)
@@ -90,8 +92,10 @@ class EnergyProbe(Probe):
     def sources(self) -> list[np.ndarray]:  # noqa: D102
         return [self.data.energy]  # (2,) view: potential, kinetic
 
-    def flush(self, n: int, start: int, raw: np.ndarray) -> None:  # noqa: D102
-        self.out[:n] = raw
+    raw_parts = True
+
+    def flush(self, n: int, start: int, raw: Any) -> None:  # noqa: D102
+        self.out[:n] = raw[0]
 
 
 class InverseProbe(Probe):

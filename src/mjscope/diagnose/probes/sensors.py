@@ -34,14 +34,17 @@ class SensorProbe(Probe):
     def sources(self) -> list[np.ndarray]:  # noqa: D102
         return [self.data.sensordata] if self.model.nsensordata else []  # (nsensordata,)
 
-    def flush(self, n: int, start: int, raw: np.ndarray) -> None:  # noqa: D102
-        if n == 0 or raw.shape[1] == 0:
+    raw_parts = True  # a view of sensordata's rows in the block
+
+    def flush(self, n: int, start: int, raw: Any) -> None:  # noqa: D102
+        if n == 0 or not raw or raw[0].shape[1] == 0:
             self.count += n
             return
-        rows = raw
+        rows = raw[0]  # (n, nsensordata)
         self.total += rows.sum(axis=0)
-        np.minimum(self.lo, rows.min(axis=0), out=self.lo)
-        np.maximum(self.hi, rows.max(axis=0), out=self.hi)
+        per_sensor = np.ascontiguousarray(rows.T)  # (nsensordata, n): one pass per extreme
+        np.minimum(self.lo, per_sensor.min(axis=1), out=self.lo)
+        np.maximum(self.hi, per_sensor.max(axis=1), out=self.hi)
         self.count += n
 
     def summary(self) -> dict[str, Any]:  # noqa: D102

@@ -7,7 +7,7 @@ from typing import Any
 import mujoco
 import numpy as np
 
-from mjscope.diagnose.probes.base import Column, Probe, Reader
+from mjscope.diagnose.probes.base import Column, Probe
 
 WARNING_NAMES = tuple(
     n.removeprefix("mjWARN_").lower()
@@ -40,19 +40,23 @@ class StateProbe(Probe):
     def sources(self) -> list[np.ndarray]:  # noqa: D102
         return [self.data.subtree_com[0]]  # (3,) view: CoM of the world subtree
 
-    def flush(self, n: int, start: int, raw: np.ndarray) -> None:  # noqa: D102
-        self.out[:n, 0] = raw[:, 3] - self.h
-        self.out[:n, 1] = raw[:, 2]
+    raw_parts = True
+
+    def flush(self, n: int, start: int, raw: Any) -> None:  # noqa: D102
+        self.out[:n, 0] = raw[1][:, 0] - self.h  # time
+        self.out[:n, 1] = raw[0][:, 2]  # the world subtree's CoM z
 
 
 class SolverProbe(Probe):
     """Constraint rows, solver iterations (largest island) and island 0's final improvement.
 
-    Iteration counts of all islands are gathered raw and ``nefc``, ``nisland`` are scalars;
-    only island 0's final improvement (at an index that changes every step) is read per step.
+    Iteration counts of all islands and island 0's per-iteration improvements are gathered
+    raw, ``nefc``, ``nisland`` are scalars; the flush picks island 0's final improvement (at
+    the index of its last iteration, which changes every step).
     """
 
     scalars = ("nefc", "nisland")
+    raw_parts = True  # one improvement per row is read of island 0's many: no copy of them
 
     columns = (
         Column("nefc", "count", "number of scalar constraint rows", True),
@@ -64,30 +68,23 @@ class SolverProbe(Probe):
         super().bind(model, data, out)
         self.cap = int(model.opt.iterations)
         self.nstat = int(mujoco.mjNSOLVER)
-        self.niter0: Any = memoryview(data.solver_niter)  # Python ints
-        self.improvement: Any = memoryview(data.solver.improvement)  # island 0 first
+        # island 0's iterations with statistics (noslip's continue after the main solver's)
+        self.kept = max(1, min(self.cap + int(model.opt.noslip_iterations), self.nstat))
         self.at_cap = 0
         self.first_cap_step: int | None = None
 
     def sources(self) -> list[np.ndarray]:  # noqa: D102
-        return [self.data.solver_niter]  # (mjNISLAND,) int32 view
+        # (mjNISLAND,) int32 iteration counts, then island 0's improvement of each iteration
+        # the solver can record (strided float64 view): the flush picks the last one
+        return [self.data.solver_niter, self.data.solver.improvement[: self.kept]]
 
-    def read(self, i: int) -> None:  # noqa: D102
-        self.reader()(i)
-
-    def reader(self) -> Reader:  # noqa: D102
-        niter0, improvement, cells, nstat = self.niter0, self.improvement, self.cells, self.nstat
-
-        def read(i: int) -> None:
-            it0 = niter0[0]
-            cells[i, 2] = improvement[(it0 if it0 < nstat else nstat) - 1] if it0 else 0.0
-
-        return read
-
-    def flush(self, n: int, start: int, raw: np.ndarray) -> None:  # noqa: D102
-        k = int(mujoco.mjNISLAND)
-        niter, nefc, nisland = raw[:, :k], raw[:, k], raw[:, k + 1]
+    def flush(self, n: int, start: int, raw: Any) -> None:  # noqa: D102
+        niter, improvement, nefc, nisland = raw[0], raw[1], raw[2][:, 0], raw[3][:, 0]
+        k, kept = niter.shape[1], self.kept
         self.out[:n, 0] = nefc
+        it0 = np.minimum(niter[:, 0], kept).astype(np.intp)  # island 0's last stat + 1
+        last = improvement[np.arange(n), np.maximum(it0, 1) - 1]
+        self.out[:n, 2] = np.where(it0 > 0, last, 0.0)
         top = np.maximum(nisland, 1)  # islands the solver ran per row (island 0 without any)
         w = min(k, int(top.max())) if n else 1  # the block's widest: fewer columns to reduce
         used = np.arange(w)[None, :] < top[:, None]
@@ -117,5 +114,7 @@ class WarningProbe(Probe):
     def sources(self) -> list[np.ndarray]:  # noqa: D102
         return [self.data.warning.number]  # (mjNWARNING,) int32 view
 
-    def flush(self, n: int, start: int, raw: np.ndarray) -> None:  # noqa: D102
-        self.out[:n] = raw
+    raw_parts = True
+
+    def flush(self, n: int, start: int, raw: Any) -> None:  # noqa: D102
+        self.out[:n] = raw[0]

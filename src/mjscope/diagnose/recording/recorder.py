@@ -3,8 +3,9 @@
 Per step the loop costs one ``np.take`` (every probe's raw sources, see
 :class:`~mjscope.diagnose.probes.base.Gather`), one ``attrgetter`` call for every probe's
 ``scalars`` (``time``, ``nefc``, ...) and the few probes that still read per step; columns are
-computed per block, vectorised. Long CSV runs are formatted in a forked writer
-(:mod:`mjscope.diagnose.recording.csvsink`), short ones in this process.
+computed per block, vectorised. Long CSV runs are formatted in a forked writer when a core is
+free for it (:func:`~mjscope.diagnose.recording.csvsink.fork_writer`), short ones and those on
+a busy machine in this process.
 
 Memory is bounded by the block (``block_rows`` × columns), a decimated preview for plots
 (at most ``preview_points`` rows) and per-column running statistics, whatever the number of
@@ -23,9 +24,9 @@ from __future__ import annotations
 import itertools
 import math
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple, cast
 
 import mujoco
 import numpy as np
@@ -33,9 +34,35 @@ import numpy as np
 from mjscope.diagnose.outputs import Interrupted, commit, partial_path
 from mjscope.diagnose.probes.base import Column, Gather, Probe, Reader, reads_per_step
 from mjscope.diagnose.recording.csvsink import INTEGER_FORMAT, NUMBER_FORMAT, make_sink
+from mjscope.diagnose.recording.scalars import scalar_views
 from mjscope.exceptions import OutputError
 
 RAW_BLOCK_BYTES = 64 * 2**20  # cap on the raw per-step copies held for one block [B]
+
+
+class FastPlan(NamedTuple):
+    """The loop's per-step work without the readers (:meth:`Recorder.bind`).
+
+    Attributes:
+        take: The gather group's bound ``np.take``; call ``take(idx, None, rows[i], "clip")``.
+        idx: Its word indices.
+        rows: One row view per block row.
+        reads: At most two per-step readers (``read(i)``).
+        watch: ``(count, limit, read)``: ``read(i)`` only when ``count[0] > limit``
+            (``count``: a memoryview of an int32 scalar), or ``None``.
+        sampler: ``(every, sample)``: ``sample(step)`` after every ``every``-th step, or
+            ``None``.
+        second: A second gather group's ``(take, idx, rows)`` (MuJoCo's allocations more than
+            :attr:`~mjscope.diagnose.probes.base.Gather.SPAN` apart), or ``None``.
+    """
+
+    take: Callable[..., Any]
+    idx: np.ndarray
+    rows: Sequence[Any]
+    reads: list[Reader]
+    watch: tuple[Any, int, Reader] | None
+    sampler: tuple[int, Callable[[int], None]] | None = None
+    second: tuple[Callable[..., Any], np.ndarray, Sequence[Any]] | None = None
 
 
 class Recorder:
@@ -59,7 +86,8 @@ class Recorder:
     ) -> None:
         self.probes = probes
         self.columns: list[Column] = [c for p in probes for c in p.columns]
-        self.block = np.zeros((block_rows, len(self.columns)))  # (block_rows, ncols)
+        # (block_rows, ncols), column-major: probes fill columns, the statistics reduce them
+        self.block = np.zeros((block_rows, len(self.columns)), order="F")
         self.rows = block_rows
         self.stride = max(1, math.ceil(total_steps / preview_points))
         self._preview: list[np.ndarray] = []
@@ -81,34 +109,62 @@ class Recorder:
     def bind(self, model: mujoco.MjModel, data: mujoco.MjData) -> list[Reader]:
         """Bind every probe to its block slice; return the per-step read functions in order.
 
-        The raw gathers of all probes' ``sources()`` come first, then each probe's ``read``.
-        When one block of raw copies would exceed :data:`RAW_BLOCK_BYTES`, the block is
-        shortened (``rows`` changes) and the probes are bound again.
+        The raw gathers of all probes' ``sources()`` (and, through
+        :func:`~mjscope.diagnose.recording.scalars.scalar_views`, their ``scalars``) come
+        first, then each probe's ``read``. When one block of raw copies would exceed
+        :data:`RAW_BLOCK_BYTES`, the block is shortened (``rows`` changes) and the probes are
+        bound again. :attr:`fast` is then set for the loop where it can do without the readers.
         """
-        arrays = self._bind_probes(model, data)
-        raw = sum(a.nbytes for a in arrays) + 8 * len(self.columns)  # [B] per row
-        rows = max(1, min(self.rows, RAW_BLOCK_BYTES // max(raw, 1)))
-        if rows < self.rows:
-            self.rows = rows
-            self.block = np.zeros((rows, len(self.columns)))
-            arrays = self._bind_probes(model, data)
-        self.gather = Gather(arrays, self.rows)
-        tap = self._scalar_tap(data)
-        reads: list[Reader] = [p.reader() for p in self.probes if reads_per_step(p)]
-        takes = self.gather.takes()
-        if len(takes) == 1 and tap:  # the usual case: one Python call per step does it all
-            return [_fused(*takes[0], tap[0], reads)]
-        return self.gather.readers() + tap + reads
-
-    def _scalar_tap(self, data: mujoco.MjData) -> list[Reader]:
-        """One reader for every probe's ``scalars``: a single ``attrgetter`` call per step."""
-        names = [n for p in self.probes for n in p.scalars]
+        names = tuple(dict.fromkeys(n for p in self.probes for n in p.scalars))
+        self._views = scalar_views(data, names) if names else {}
         self._scalar_rows: list[tuple[Any, ...]] = []
         self._scalar_slices: list[slice] = []
         k = 0
         for p in self.probes:
             self._scalar_slices.append(slice(k, k + len(p.scalars)))
             k += len(p.scalars)
+        arrays = self._bind_probes(model, data)
+        raw = sum(a.nbytes for a in arrays) + 8 * len(self.columns)  # [B] per row
+        rows = max(1, min(self.rows, RAW_BLOCK_BYTES // max(raw, 1)))
+        if rows < self.rows:
+            self.rows = rows
+            self.block = np.zeros((rows, len(self.columns)), order="F")
+            arrays = self._bind_probes(model, data)
+        self.gather = Gather(arrays, self.rows)
+        tap = self._scalar_tap(data) if self._views is None else []
+        reads: list[Reader] = [p.reader() for p in self.probes if reads_per_step(p)]
+        takes = self.gather.takes()
+        self.fast = self._fast_plan(takes, tap)
+        if len(takes) == 1 and tap:  # the usual case: one Python call per step does it all
+            return [_fused(*takes[0], tap[0], reads)]
+        return self.gather.readers() + tap + reads
+
+    def _fast_plan(self, takes: list[Any], tap: list[Reader]) -> FastPlan | None:
+        """What the loop does per step instead of the readers, where it can (else ``None``).
+
+        One or two gather groups, the scalars in them, every per-step read either a watch
+        (called only when its count passes its limit), a sampler (every ``every``-th step) or
+        one of at most two other readers.
+        """
+        views = self._views or {}
+        watched = [(p, w) for p in self.probes if (w := p.watch(views)) is not None]
+        sampled = [(p, s) for p in self.probes if (s := p.sampler()) is not None]
+        watches, samplers = [w for _, w in watched], [s for _, s in sampled]
+        skip = {id(p) for p, _ in watched} | {id(p) for p, _ in sampled}
+        reads = [p.reader() for p in self.probes if reads_per_step(p) and id(p) not in skip]
+        if not 1 <= len(takes) <= 2 or tap or len(reads) > 2 or len(watches) > 1:
+            return None
+        if len(samplers) > 1:
+            return None
+        take, idx, rows = takes[0]
+        return FastPlan(
+            take, idx, rows, reads, watches[0] if watches else None,
+            samplers[0] if samplers else None, takes[1] if len(takes) == 2 else None,
+        )  # fmt: skip
+
+    def _scalar_tap(self, data: mujoco.MjData) -> list[Reader]:
+        """One reader for every probe's ``scalars``: a single ``attrgetter`` call per step."""
+        names = [n for p in self.probes for n in p.scalars]
         if not names:
             return []
         get = operator.attrgetter(*names)
@@ -135,6 +191,8 @@ class Recorder:
             p.bind(model, data, self.block[:, off : off + k])
             off += k
             src = p.sources()
+            if self._views is not None:  # the scalars after the sources, as flush expects
+                src = src + [self._views[n] for n in p.scalars]
             self._owned.append(list(range(len(arrays), len(arrays) + len(src))))
             arrays += src
         return arrays
@@ -148,14 +206,13 @@ class Recorder:
             return
         self.flushing = True
         with np.errstate(all="ignore"):
-            width = len(self._scalar_rows[0]) if self._scalar_rows else 0
-            scalars = np.fromiter(
-                itertools.chain.from_iterable(self._scalar_rows), float, n * width
-            ).reshape(n, width)
-            self._scalar_rows.clear()
+            scalars = self._scalars(n)
             for p, owned, sl in zip(self.probes, self._owned, self._scalar_slices, strict=True):
+                if p.raw_parts:
+                    p.flush(n, self.steps, cast(Any, self._parts(owned, n, scalars, sl)))
+                    continue
                 raw = self.gather.rows(owned, n)
-                if p.scalars:
+                if p.scalars and scalars is not None:
                     raw = (
                         np.concatenate([raw, scalars[:, sl]], axis=1)
                         if raw.size
@@ -176,6 +233,26 @@ class Recorder:
             self._sink.write(rows)
         self.steps += n
         self.flushing = False
+
+    def _parts(
+        self, owned: list[int], n: int, scalars: np.ndarray | None, sl: slice
+    ) -> list[np.ndarray]:
+        """A ``raw_parts`` probe's raw: one ``(n, size)`` array per source, then per scalar."""
+        parts = self.gather.parts(owned, n)
+        if scalars is not None:  # tapped, not gathered
+            parts += [scalars[:, k : k + 1] for k in range(sl.start, sl.stop)]
+        return parts
+
+    def _scalars(self, n: int) -> np.ndarray | None:
+        """The tapped scalars of ``n`` rows ``(n, k)``; ``None`` when the gather has them."""
+        if self._views is not None:
+            return None
+        width = len(self._scalar_rows[0]) if self._scalar_rows else 0
+        scalars = np.fromiter(
+            itertools.chain.from_iterable(self._scalar_rows), float, n * width
+        ).reshape(n, width)
+        self._scalar_rows.clear()
+        return scalars
 
     def close(self) -> Path | None:
         """Finish the CSV (waits for a forked writer) and rename it over the target.
