@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+_BATCH = 256  # commands queued before they are folded into the peaks
+
 #: Every limit a cycle can clamp at, in report order.
 CLAMPS = (
     "workspace",
@@ -51,8 +53,21 @@ class ArmStats:
     xr_timeouts: int = 0
     feedback_timeouts: int = 0
     engage_refused: int = 0
-    max_speed: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    max_acc: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    _peak_v: list[float] = field(default_factory=list, repr=False)
+    _peak_a: list[float] = field(default_factory=list, repr=False)
+    _queued: list[tuple[list[float], list[float], float]] = field(default_factory=list, repr=False)
+
+    @property
+    def max_speed(self) -> np.ndarray:
+        """``(n,)`` largest commanded joint speed [rad/s]."""
+        self._fold()
+        return np.array(self._peak_v)
+
+    @property
+    def max_acc(self) -> np.ndarray:
+        """``(n,)`` largest commanded joint acceleration [rad/s²]."""
+        self._fold()
+        return np.array(self._peak_a)
 
     def cycle(self, now: float) -> None:
         """Count one cycle at ``now`` [s]."""
@@ -66,12 +81,32 @@ class ArmStats:
         for n in names:
             self.clamps[n] += 1
 
-    def commanded(self, v: np.ndarray, acc: np.ndarray) -> None:
-        """Keep the largest commanded speed and acceleration per joint."""
-        if self.max_speed.shape != v.shape:
-            self.max_speed, self.max_acc = np.zeros_like(v), np.zeros_like(v)
-        np.maximum(self.max_speed, np.abs(v), out=self.max_speed)
-        np.maximum(self.max_acc, np.abs(acc), out=self.max_acc)
+    def commanded(self, v: list[float], v0: list[float], inv_dt: float) -> None:
+        """Count a sent command into the peaks: its speed ``v`` and acceleration.
+
+        Args:
+            v: The command's joint velocities [rad/s] (plain floats, never changed after).
+            v0: The previous command's [rad/s] (the acceleration is ``(v − v0) · inv_dt``).
+            inv_dt: ``1 / dt`` [1/s].
+
+        The cycle only queues them; the peaks are taken in batches with NumPy (the same
+        operations per element), so a cycle pays a list append.
+        """
+        self._queued.append((v, v0, inv_dt))
+        if len(self._queued) >= _BATCH:
+            self._fold()
+
+    def _fold(self) -> None:
+        """Take the queued commands into the peaks."""
+        if not self._queued:
+            return
+        rows, self._queued = self._queued, []
+        v = np.array([r[0] for r in rows])
+        acc = (v - np.array([r[1] for r in rows])) * np.array([[r[2]] for r in rows])
+        v, acc = np.abs(v).max(axis=0), np.abs(acc).max(axis=0)
+        if len(self._peak_v) == v.size:
+            v, acc = np.maximum(v, self._peak_v), np.maximum(acc, self._peak_a)
+        self._peak_v, self._peak_a = v.tolist(), acc.tolist()
 
     def rate_hz(self) -> float:
         """Mean cycle rate [Hz] between the first and last cycle."""
