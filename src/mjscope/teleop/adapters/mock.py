@@ -50,14 +50,15 @@ class MockRealManAdapter(ArmAdapter):
         Raises:
             AdapterError: Not connected, or ``q`` is not one finite angle per joint.
         """
-        v = np.asarray(q, dtype=float)
+        v = np.array(q, dtype=float)  # a copy: the next feedback shares it, read-only
         if not self.connected:
             raise AdapterError(f"mock {self.side} arm: send before connect")
         if v.shape != self._q.shape or not math.isfinite(sum(v.tolist())):
             raise AdapterError(
                 f"mock {self.side} arm: bad command {v!r}; need {self._q.size} finite"
             )
-        self._q = _frozen(v)
+        v.flags.writeable = False
+        self._q = v
         self.sent += 1
 
     def reset(self, now: float) -> None:
