@@ -83,7 +83,7 @@ class Clutch:
         s = self.scale
         x, y, z = p_ctrl
         p = [ep[0] + s * (x - cp[0]), ep[1] + s * (y - cp[1]), ep[2] + s * (z - cp[2])]
-        aw, ax, ay, az = q_ctrl  # dq = q_ctrl ⊗ ci, then q = dq ⊗ eq (_qmul, inline)
+        aw, ax, ay, az = q_ctrl  # dq = q_ctrl ⊗ ci, then q = dq ⊗ eq (quat_mul's operations)
         dw = aw * cw - ax * cx - ay * cy - az * cz
         dx = aw * cx + ax * cw + ay * cz - az * cy
         dy = aw * cy - ax * cz + ay * cw + az * cx
@@ -99,18 +99,6 @@ class Clutch:
     def release(self) -> None:
         """Clear both anchors (grip released, reset, safe stop)."""
         self._ee = self._ctrl = None
-
-
-def _qmul(a: list[float], b: list[float]) -> list[float]:
-    """:func:`~mjscope.teleop.poses.quat_mul` on plain floats (the same operations)."""
-    aw, ax, ay, az = a
-    bw, bx, by, bz = b
-    return [
-        aw * bw - ax * bx - ay * by - az * bz,
-        aw * bx + ax * bw + ay * bz - az * by,
-        aw * by - ax * bz + ay * bw + az * bx,
-        aw * bz + ax * by - ay * bx + az * bw,
-    ]
 
 
 def canonical_floats(q: list[float]) -> list[float]:

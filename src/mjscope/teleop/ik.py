@@ -163,10 +163,6 @@ class ArmIk:
         )  # fmt: skip
         return dx * dx + dy * dy + dz * dz, 3.0 - tr
 
-    def _cost(self, e: tuple[float, float]) -> float:
-        """The frame task's weighted error (position [m²], orientation ≈ θ² [rad²])."""
-        return self._w_pos * e[0] + self._w_ori * e[1]
-
     def solve(self, target: Pose | list[float]) -> IkResult:
         """One QP step towards ``target``; the model moves only if the step is accepted.
 

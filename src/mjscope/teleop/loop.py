@@ -153,7 +153,7 @@ class Teleop:
         def faults_put(side: str, why: str) -> None:
             faults.put((side, why))
 
-        self.hub = XrHub(self.xr, self.arms, period, clock)
+        self.hub = XrHub(self.xr, self.arms, period, clock, rt_priority)
         self.workers = {
             s: ArmWorker(a, self.hub, self._sink(), faults_put, clock, rt_priority)
             for s, a in self.arms.items()

@@ -15,9 +15,9 @@ XR frames, the report counters and the in-process bus (the MuJoCo mirror subscri
 behind pickling IPC, and buy parallel compute this loop does not need.
 
 With ``rt_priority`` the worker thread asks for the ``SCHED_FIFO`` real-time policy at that
-priority (Linux; needs root or ``CAP_SYS_NICE``, else one warning and the normal policy): its
-wake-ups then no longer queue behind other processes on a busy machine. It still sleeps to
-every next deadline (a late cycle skips the lost periods), so it never spins.
+priority (:mod:`.realtime`): its wake-ups then no longer queue behind other processes on a busy
+machine. It still sleeps to every next deadline (a late cycle skips the lost periods), so it
+never spins.
 
 A safe stop is reported once through ``on_stop``; the session applies the fault policy.
 :meth:`ArmWorker.finish` ends the run: the arm brakes to rest within ``joint_max_acc``, then
@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import logging
 import math
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -36,6 +35,7 @@ from dataclasses import dataclass
 
 from mjscope.teleop.cycle import Cycle
 from mjscope.teleop.node import TeleopArm
+from mjscope.teleop.realtime import set_realtime
 from mjscope.teleop.xr_hub import XrHub
 
 log = logging.getLogger(__name__)
@@ -116,7 +116,7 @@ class ArmWorker:
     def _run(self) -> None:
         st, period = self.stats, self.arm.dt
         if self.rt_priority is not None:
-            st.realtime = _realtime(self.side, self.rt_priority)
+            st.realtime = set_realtime(f"{self.side} arm", self.rt_priority)
         t0 = deadline = self.clock()
         window = (t0, 0)
         try:
@@ -196,18 +196,3 @@ class ArmWorker:
             )
         self._slow = slow
         return (now, 0)
-
-
-def _realtime(side: str, priority: int) -> bool:
-    """Put the calling thread under ``SCHED_FIFO`` at ``priority``; whether it worked."""
-    try:
-        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(priority))  # 0: this thread
-    except (AttributeError, OSError) as e:  # not Linux, or not permitted
-        log.warning(
-            "%s arm: no real-time priority (%s); running at the normal priority (run as root or "
-            "grant CAP_SYS_NICE, or drop --rt-priority)",
-            side,
-            e,
-        )
-        return False
-    return True
