@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -55,7 +56,9 @@ class ArmStats:
     engage_refused: int = 0
     _peak_v: list[float] = field(default_factory=list, repr=False)
     _peak_a: list[float] = field(default_factory=list, repr=False)
-    _queued: list[tuple[list[float], list[float], float]] = field(default_factory=list, repr=False)
+    _qv: array[float] = field(default_factory=lambda: array("d"), repr=False)
+    _qv0: array[float] = field(default_factory=lambda: array("d"), repr=False)
+    _qdt: array[float] = field(default_factory=lambda: array("d"), repr=False)
 
     @property
     def max_speed(self) -> np.ndarray:
@@ -85,28 +88,34 @@ class ArmStats:
         """Count a sent command into the peaks: its speed ``v`` and acceleration.
 
         Args:
-            v: The command's joint velocities [rad/s] (plain floats, never changed after).
+            v: The command's joint velocities [rad/s] (plain floats).
             v0: The previous command's [rad/s] (the acceleration is ``(v − v0) · inv_dt``).
             inv_dt: ``1 / dt`` [1/s].
 
-        The cycle only queues them; the peaks are taken in batches with NumPy (the same
-        operations per element), so a cycle pays a list append.
+        The cycle only queues the numbers (in ``array('d')`` buffers, which the garbage
+        collector does not track); the peaks are taken in batches with NumPy (the same
+        operations per element).
         """
-        self._queued.append((v, v0, inv_dt))
-        if len(self._queued) >= _BATCH:
+        self._qv.extend(v)
+        self._qv0.extend(v0)
+        self._qdt.append(inv_dt)
+        if len(self._qdt) >= _BATCH:
             self._fold()
 
     def _fold(self) -> None:
         """Take the queued commands into the peaks."""
-        if not self._queued:
+        n = len(self._qdt)
+        if not n:
             return
-        rows, self._queued = self._queued, []
-        v = np.array([r[0] for r in rows])
-        acc = (v - np.array([r[1] for r in rows])) * np.array([[r[2]] for r in rows])
-        v, acc = np.abs(v).max(axis=0), np.abs(acc).max(axis=0)
-        if len(self._peak_v) == v.size:
-            v, acc = np.maximum(v, self._peak_v), np.maximum(acc, self._peak_a)
-        self._peak_v, self._peak_a = v.tolist(), acc.tolist()
+        v = np.frombuffer(self._qv, dtype=float).reshape(n, -1)
+        v0 = np.frombuffer(self._qv0, dtype=float).reshape(n, -1)
+        acc = (v - v0) * np.frombuffer(self._qdt, dtype=float)[:, None]
+        pv, pa = np.abs(v).max(axis=0), np.abs(acc).max(axis=0)
+        del v, v0, acc  # release the buffers' exports before they are emptied
+        self._qv, self._qv0, self._qdt = array("d"), array("d"), array("d")
+        if len(self._peak_v) == pv.size:
+            pv, pa = np.maximum(pv, self._peak_v), np.maximum(pa, self._peak_a)
+        self._peak_v, self._peak_a = pv.tolist(), pa.tolist()
 
     def rate_hz(self) -> float:
         """Mean cycle rate [Hz] between the first and last cycle."""

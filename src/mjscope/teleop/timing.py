@@ -18,15 +18,15 @@ STAGES = ("xr", "target", "ik", "limits", "send", "ack")
 XR, TARGET, IK, LIMITS, SEND, ACK = range(len(STAGES))
 _EMPTY = (math.nan,) * len(STAGES)
 CAPACITY = 1 << 17  # cycles kept per arm (≈ 2 min at 1 kHz, 24 min at 90 Hz)
-_FLUSH = 1024  # finished rows kept as lists, then written into the ring in one go
 
 
 class StageLog:
     """The newest :data:`CAPACITY` cycles' stage times of one arm.
 
     Attributes:
-        row: The current cycle's stage times [s] (one per stage, NaN until set; a plain list:
-            finished rows go into the preallocated ring in batches of :data:`_FLUSH`).
+        row: The current cycle's stage times [s] (one per stage, NaN until set; a plain list,
+            written into the preallocated ring when the next cycle starts, so no per-cycle
+            object outlives its cycle: nothing for the garbage collector to chase mid-run).
         cycles: Cycles recorded.
     """
 
@@ -34,30 +34,14 @@ class StageLog:
         self._data = np.full((capacity, len(STAGES)), math.nan)
         self.cycles = 0
         self.row: list[float] = list(_EMPTY)
-        self._done: list[list[float]] = []  # finished rows not yet in the ring
-        self._stored = 0  # rows written into the ring so far
 
     def next(self) -> list[float]:
         """Start a cycle: a new row (all NaN) becomes :attr:`row`."""
         if self.cycles:
-            self._done.append(self.row)
-            if len(self._done) >= _FLUSH:
-                done, self._done = self._done, []
-                self._store(done, self._stored)
-                self._stored += len(done)
+            self._data[(self.cycles - 1) % len(self._data)] = self.row
         self.row = row = list(_EMPTY)
         self.cycles += 1
         return row
-
-    def _store(self, rows: list[list[float]], first: int) -> None:
-        """Write ``rows`` (cycle ``first`` onwards) into the ring, in one NumPy call or two."""
-        cap = len(self._data)
-        if len(rows) > cap:
-            rows, first = rows[-cap:], first + len(rows) - cap
-        block, start = np.array(rows, dtype=float), first % cap
-        head = min(len(rows), cap - start)
-        self._data[start : start + head] = block[:head]
-        self._data[: len(rows) - head] = block[head:]
 
     def last(self) -> tuple[float, ...]:
         """The current cycle's stage times [s]."""
@@ -65,8 +49,8 @@ class StageLog:
 
     def summary(self) -> dict[str, dict[str, float | int | None]]:
         """Per stage: ``p50_us``, ``p99_us``, ``max_us`` and ``n`` (cycles where it happened)."""
-        if self.cycles:  # the rows not stored yet and the current one (changes nothing else)
-            self._store([*self._done, self.row], self._stored)
+        if self.cycles:
+            self._data[(self.cycles - 1) % len(self._data)] = self.row
         data = self._data[: min(self.cycles, len(self._data))]
         out: dict[str, dict[str, float | int | None]] = {}
         for i, name in enumerate(STAGES):
