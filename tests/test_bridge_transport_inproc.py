@@ -50,3 +50,19 @@ def test_stamp_roundtrip() -> None:
     s = Stamp.from_seconds(12.25)
     assert (s.sec, s.nanosec) == (12, 250_000_000)
     assert s.to_seconds() == pytest.approx(12.25)
+
+
+def test_hand_over_shares_one_message_and_subscribed_follows_the_subscribers() -> None:
+    with make_transport("inproc") as t:
+        pub = t.publisher("/a", JointState)
+        assert pub.subscribed is False  # type: ignore[attr-defined]
+        pub.hand_over(JointState(name=["j"], position=[0.0]))  # type: ignore[attr-defined]
+        s1, s2 = t.subscriber("/a", JointState), t.subscriber("/a", JointState)
+        assert pub.subscribed is True  # type: ignore[attr-defined]
+        msg = JointState(Stamp(1, 5), "", ["j"], [0.5], [], [])
+        pub.hand_over(msg)  # type: ignore[attr-defined]
+        (got1,), (got2,) = s1.take(), s2.take()
+        assert got1 is msg and got2 is msg  # no copy, and nothing from before they subscribed
+        s1.close()
+        s2.close()
+        assert pub.subscribed is False  # type: ignore[attr-defined]

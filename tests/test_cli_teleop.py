@@ -102,6 +102,8 @@ def test_real_with_no_arm_is_a_one_line_error_never_a_mock(capsys, extra: list[s
         (["--report", "r.txt"], r"must end in .json"),
         (["--html", "r.txt"], r"must end in .html"),
         (["--size", "640"], r"--size '640': give WIDTHxHEIGHT"),
+        (["--rt-priority", "0"], r"--rt-priority 0: use a SCHED_FIFO priority 1\.\.99"),
+        (["--rt-priority", "100"], r"--rt-priority 100: use a SCHED_FIFO priority"),
     ],
 )
 def test_mistakes_are_one_line_errors(capsys, args: list[str], match: str) -> None:

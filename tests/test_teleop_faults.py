@@ -77,7 +77,7 @@ def test_a_controller_that_goes_away_stops_both_arms_and_exits_1_within_a_second
     assert "closed the connection" in right["safe_stop"], right["safe_stop"]
     assert left["safe_stop"].startswith("the right arm safe-stopped")
     assert report["fault"]["side"] == "right" and report["fault_policy"] == "stop_all"
-    assert after < 1.0 + 0.5  # the bound (1 s), plus slack for a loaded shared machine
+    assert after < 1.0  # the bound (measured: 0.06–0.11 s from the disconnect)
     assert "safe stop of the right arm" in text and "closed the connection" in text
     assert report["loop"]["duration_s"] < 3.0  # not the 6 s duration
 
@@ -122,4 +122,5 @@ def test_feedback_that_stops_mid_run_is_a_safe_stop_within_one_timeout(tmp_path:
         ended = time.monotonic()
     r = json.loads((tmp_path / "r.json").read_text())["sides"]["left"]
     assert "feedback" in r["safe_stop"] and r["feedback_timeouts"] >= 1
-    assert ended - cut_at[0] < 1.0 + 0.5
+    timeout = RIG.sides["left"].feedback_timeout_s  # the stop, then the exit within 1 s
+    assert ended - cut_at[0] < timeout + 1.0  # measured: 0.26 s with the 0.2 s timeout

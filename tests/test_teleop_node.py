@@ -69,6 +69,23 @@ def test_yaml_initial_angles_reach_joint_states_through_the_mock(side: str) -> N
     assert_close(msgs[0].position, want, 1e-12, what="published initial pose [rad]")
 
 
+def test_state_and_target_reach_a_late_subscriber_and_a_silent_topic_still_counts() -> None:
+    side = RIG.sides["left"]
+    with InprocTransport() as bus:
+        arm = make_arm(transport=bus)
+        arm.start(0.0)
+        t = run(arm, 0.0, 0.2, lambda t: held(dx=0.1 * t))  # nobody listens: nothing built
+        assert arm.out.published == round(0.2 / DT) + 1
+        state = bus.subscriber(side.state_topic, JointState)
+        target = bus.subscriber(side.target_topic, JointState)
+        c = arm.step(t, held(dx=0.1 * t))
+        (st,), (tg,) = state.take(), target.take()
+    assert arm.out.published == round(0.2 / DT) + 2
+    assert st.name == tg.name == list(side.joint_names) and st.stamp == tg.stamp
+    assert tg.position == c.q.tolist()  # the command sent ...
+    assert_close(st.position, c.q, 0.0, what="... is the mock's feedback")
+
+
 def test_reset_returns_the_arm_to_its_yaml_pose_and_publishes_it() -> None:
     with InprocTransport() as bus:
         sub = bus.subscriber(RIG.sides["left"].state_topic, JointState)

@@ -164,9 +164,11 @@ def test_per_stage_latency_per_arm_in_the_report_and_the_log(tmp_path: Path) -> 
     assert run_teleop(cfg, CON) == 0
     report = json.loads((tmp_path / "r.json").read_text())
     for side, r in report["sides"].items():
-        st = r["stages"]
-        for stage in ("target", "ik", "limits", "send"):
-            assert st[stage]["n"] > 50, (side, stage)
+        st, engaged = r["stages"], r["engaged_cycles"]
+        assert engaged > 20  # ≈ 70 in 2 s on a quiet machine; fewer when it is starved
+        for stage in ("target", "ik", "limits", "send"):  # every engaged cycle is timed
+            n = st[stage]["n"]
+            assert n == engaged if stage != "send" else n >= engaged, (side, stage, n, engaged)
             assert 0 < st[stage]["p50_us"] <= st[stage]["p99_us"] <= st[stage]["max_us"]
             assert st[stage]["p99_us"] < 1e5  # 0.1 s: a cycle stage, not a stall
         assert st["xr"]["n"] >= 40 and st["xr"]["p50_us"] >= 0  # the replay: 25 frames/s

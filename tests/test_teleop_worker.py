@@ -193,3 +193,48 @@ def test_a_stop_in_real_mode_ramps_the_arm_down_through_its_controller() -> None
     assert braking >= 2 and np.abs(dq[0]).max() > 10 * quantum  # moving when the stop came
     assert np.abs(np.diff(dq, axis=0)).max() <= max(s.joint_max_acc) * dt * dt + 2 * quantum
     assert np.abs(dq[-1]).max() <= quantum  # the last command holds still
+
+
+def _fifo_permitted() -> bool:
+    """Whether this machine lets a thread take ``SCHED_FIFO`` (tried in a throwaway thread)."""
+    import os
+
+    got: list[bool] = []
+
+    def probe() -> None:
+        try:
+            os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
+            got.append(True)
+        except (AttributeError, OSError):
+            got.append(False)
+
+    t = threading.Thread(target=probe)
+    t.start()
+    t.join()
+    return got[0]
+
+
+def test_rt_priority_runs_each_worker_under_sched_fifo_where_permitted(caplog) -> None:
+    import os
+
+    permitted = _fifo_permitted()
+    policies: dict[str, int] = {}
+
+    def sink(side: str, c: Cycle) -> None:  # runs on the worker's own thread
+        if hasattr(os, "sched_getscheduler"):
+            policies.setdefault(side, os.sched_getscheduler(0))
+
+    tele = Teleop(arms(), ScriptedXrSource(circling()), sink)
+    tele.start(time.monotonic())
+    with caplog.at_level(logging.WARNING, logger="mjscope.teleop.worker"):
+        tele.run(0.3, rt_priority=5)
+    tele.close()
+    assert all(w.stats.realtime is permitted for w in tele.workers.values())
+    assert tele.loop.realtime is permitted
+    assert all(w.stats.ticks > 0.8 * 0.3 * 90 for w in tele.workers.values())
+    if permitted:
+        assert set(policies.values()) == {os.SCHED_FIFO} and len(policies) == 2
+        assert "no real-time priority" not in caplog.text
+    else:  # one warning per arm that says how to get it, and the run goes on
+        assert caplog.text.count("no real-time priority") == 3  # both arms and the XR ingest
+        assert "CAP_SYS_NICE" in caplog.text

@@ -94,6 +94,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="a safe stop of one arm leaves the other running (exit 1 at the end); default: "
         "both stop and teleop exits 1 at once",
     )
+    p.add_argument(
+        "--rt-priority",
+        type=int,
+        default=None,
+        metavar="N",
+        help="run each arm's worker under SCHED_FIFO at priority N (1-99; Linux, root or "
+        "CAP_SYS_NICE): steady cycles on a busy machine",
+    )
     add_viewer_argument(
         p, "--mujoco window: native, none (headless) or auto (native when DISPLAY is set)"
     )

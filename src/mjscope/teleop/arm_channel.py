@@ -147,7 +147,7 @@ class ArmChannel:
             self._stop(f"command not sent: {e}")
             self.joints.reset(self.joints.q)  # at rest: nothing more will be sent
             return False
-        self.stats.commanded(step.v, step.acc)
+        self.stats.commanded(step.v, step.v0, step.inv_dt)
         return True
 
     def _publish(self, fb: Feedback | None, q_cmd: np.ndarray | None) -> None:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from mjscope.teleop.poses import Pose, quat_conj
+from mjscope.teleop.poses import Pose
 
 
 class Clutch:
@@ -64,38 +64,49 @@ class Clutch:
         Returns:
             The target (on the anchoring cycle: the anchor itself).
         """
+        p, q = self.follow(ctrl.p.tolist(), ctrl.q.tolist(), ee_pose)
+        return Pose(np.array(p), np.array(q))
+
+    def follow(
+        self, p_ctrl: list[float], q_ctrl: list[float], ee_pose: Callable[[], Pose]
+    ) -> tuple[list[float], list[float]]:
+        """:meth:`target` on plain floats: ``(x, y, z)``, unit ``(w, x, y, z)`` → ``(p, q)``.
+
+        This runs every engaged cycle: no NumPy (its per-call cost dominates for 7 numbers).
+        """
         if self._ee is None or self._ctrl is None:
-            self._ee, self._ctrl = ee_pose(), Pose(ctrl.p.copy(), ctrl.q.copy())
-            self._anchors = (
-                self._ee.p.tolist(), self._ee.q.tolist(), self._ctrl.p.tolist(),
-                quat_conj(self._ctrl.q).tolist(),
-            )  # fmt: skip
+            self._ee, self._ctrl = ee_pose(), Pose(np.array(p_ctrl), np.array(q_ctrl))
+            w, x, y, z = q_ctrl
+            self._anchors = (self._ee.p.tolist(), self._ee.q.tolist(), p_ctrl, [w, -x, -y, -z])
             self.engagements += 1
-        ep, eq, cp, ci = self._anchors  # plain floats: this runs every engaged cycle
+        ep, (bw, bx, by, bz), cp, (cw, cx, cy, cz) = self._anchors
         s = self.scale
-        x, y, z = ctrl.p.tolist()
+        x, y, z = p_ctrl
         p = [ep[0] + s * (x - cp[0]), ep[1] + s * (y - cp[1]), ep[2] + s * (z - cp[2])]
-        dq = _qmul(ctrl.q.tolist(), ci)
-        w, qx, qy, qz = _qmul(dq, eq)
+        aw, ax, ay, az = q_ctrl  # dq = q_ctrl ⊗ ci, then q = dq ⊗ eq (quat_mul's operations)
+        dw = aw * cw - ax * cx - ay * cy - az * cz
+        dx = aw * cx + ax * cw + ay * cz - az * cy
+        dy = aw * cy - ax * cz + ay * cw + az * cx
+        dz = aw * cz + ax * cy - ay * cx + az * cw
+        w = dw * bw - dx * bx - dy * by - dz * bz
+        qx = dw * bx + dx * bw + dy * bz - dz * by
+        qy = dw * by - dx * bz + dy * bw + dz * bx
+        qz = dw * bz + dx * by - dy * bx + dz * bw
         n = math.sqrt(w * w + qx * qx + qy * qy + qz * qz)  # canonical(): unit, w ≥ 0
         n = -n if w < 0.0 else n
-        return Pose(np.array(p), np.array([w / n, qx / n, qy / n, qz / n]))
+        return p, [w / n, qx / n, qy / n, qz / n]
 
     def release(self) -> None:
         """Clear both anchors (grip released, reset, safe stop)."""
         self._ee = self._ctrl = None
 
 
-def _qmul(a: list[float], b: list[float]) -> list[float]:
-    """:func:`~mjscope.teleop.poses.quat_mul` on plain floats (the same operations)."""
-    aw, ax, ay, az = a
-    bw, bx, by, bz = b
-    return [
-        aw * bw - ax * bx - ay * by - az * bz,
-        aw * bx + ax * bw + ay * bz - az * by,
-        aw * by - ax * bz + ay * bw + az * bx,
-        aw * bz + ax * by - ay * bx + az * bw,
-    ]
+def canonical_floats(q: list[float]) -> list[float]:
+    """:func:`~mjscope.teleop.poses.canonical` on plain floats (the same operations)."""
+    w, x, y, z = q
+    n = math.sqrt(w * w + x * x + y * y + z * z)
+    n = -n if w < 0.0 else n
+    return [w / n, x / n, y / n, z / n]
 
 
 def controller_pose(pose: np.ndarray) -> Pose:

@@ -7,7 +7,7 @@ protocol never imports the adapters above it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -18,9 +18,8 @@ class AdapterError(MjscopeError):
     """The arm cannot be reached, refused a command, or its feedback stopped (a safe stop)."""
 
 
-@dataclass(frozen=True)
-class Feedback:
-    """The newest joint state of an arm.
+class Feedback(NamedTuple):
+    """The newest joint state of an arm (immutable; built at the control rate, so a tuple).
 
     Attributes:
         q: ``(n,)`` joint positions [rad], in the adapter's ``joint_names`` order.

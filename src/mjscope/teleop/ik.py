@@ -15,6 +15,7 @@ Otherwise the model goes back to where it was and the caller holds its last good
 from __future__ import annotations
 
 import math
+from array import array
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -30,14 +31,15 @@ class IkResult(NamedTuple):
     """One IK step.
 
     Attributes:
-        q: ``(n,)`` the solution [rad] (on failure: the unchanged model position).
+        q: ``(n,)`` the solution [rad] (on failure: the unchanged model position); a list of
+            floats when the target was given as one.
         ok: Whether the step is accepted.
         reason: ``""``, or why not: ``qp_failure``, ``non_finite`` or ``not_converged``.
         position_error: End-effector distance to the target after the step [m].
         orientation_error: End-effector angle to the target after the step [rad].
     """
 
-    q: np.ndarray
+    q: np.ndarray | list[float]
     ok: bool
     reason: str
     position_error: float
@@ -93,6 +95,14 @@ class ArmIk:
         for n, v in zip(self.joints, np.asarray(max_speed, dtype=float), strict=True):
             self.robot.set_velocity_limit(n, float(v))
         self._T_now: list[float] | None = None  # the EE transform of the model's state, flat
+        self._T_target = np.eye(4)  # the frame task's target (Placo copies it) ...
+        self._T_buf = self._T_target.data.cast("B").cast("d")  # ... written flat
+        self._state = self.robot.state  # a reference: its q is the model's
+        self._full = self._state.q
+        self._atol = self.cfg.divergence_atol
+        self._e = (0.0, 0.0)  # the last step's errors (:meth:`_errors`)
+        self.q_step: list[float] = []
+        self._q_arr = np.zeros(0)  # q_step as an array (a view of a copy of the state)
         self._solver(dt, np.asarray(posture, dtype=float))
         self.set_q(np.clip(posture, self.lower, self.upper))
 
@@ -120,10 +130,11 @@ class ArmIk:
 
     def set_q(self, q: npt.ArrayLike) -> None:
         """Move the model to ``q`` [rad] (synced to feedback, or to the last command)."""
-        full = self.robot.state.q
-        full[self._idx] = np.asarray(q, dtype=float)
-        self.robot.state.q = full
+        full = self._state.q
+        full[self._idx] = q
+        self._state.q = full
         self.robot.update_kinematics()
+        self._full = full  # what the model holds (the state's getter returns a copy)
         self._T_now = None
 
     def ee_pose(self) -> Pose:
@@ -152,33 +163,56 @@ class ArmIk:
         )  # fmt: skip
         return dx * dx + dy * dy + dz * dz, 3.0 - tr
 
-    def _cost(self, e: tuple[float, float]) -> float:
-        """The frame task's weighted error (position [m²], orientation ≈ θ² [rad²])."""
-        return self._w_pos * e[0] + self._w_ori * e[1]
+    def solve(self, target: Pose | list[float]) -> IkResult:
+        """One QP step towards ``target``; the model moves only if the step is accepted.
 
-    def solve(self, target: Pose) -> IkResult:
-        """One QP step towards ``target``; the model moves only if the step is accepted."""
-        q0 = self.robot.state.q[self._idx]
-        flat = pose_to_flat(target)
-        self._task.T_world_frame = np.array(flat).reshape(4, 4)
-        before = self._cost(self._errors(flat))  # the end effector where the last step left it
+        Args:
+            target: The end-effector target, or ``T_target`` as 16 floats, row-major (the
+                control cycle's form: no NumPy on the way; the result's ``q`` is then a
+                list of floats).
+        """
+        if isinstance(target, list):
+            reason = self._advance(target)
+            return IkResult(self.q_step, not reason, reason, *_metric(self._e))
+        reason = self._advance(pose_to_flat(target))
+        return IkResult(self._q_arr, not reason, reason, *_metric(self._e))
+
+    def _advance(self, target: list[float]) -> str:
+        """:meth:`solve` on ``T_target`` as 16 floats.
+
+        Returns:
+            ``""`` when the step is accepted (its joints: :attr:`q_step`, plain floats), else
+            the reason (the model is back where it was; :attr:`q_step` is that position).
+        """
+        full0 = self._full
+        self._T_buf[:] = array("d", target)  # into the task's target matrix
+        self._task.T_world_frame = self._T_target
+        e = self._errors(target)  # the EE where the last step left it: the bound on the step's
+        before = (self._w_pos * e[0] + self._w_ori * e[1]) * self._rtol1 + self._atol  # error
         self._T_now = None
         try:
             self.solver.solve(True)
         except RuntimeError:
-            return self._reject(q0, "qp_failure", flat)
-        q = self.robot.state.q[self._idx]
-        if not math.isfinite(sum(q.tolist())):
-            return self._reject(q0, "non_finite", flat)
+            return self._reject(full0, "qp_failure", target)
+        full = self._state.q
+        q_arr = full[self._idx]
+        q = q_arr.tolist()
+        if not math.isfinite(sum(q)):
+            return self._reject(full0, "non_finite", target)
         self.robot.update_kinematics()
-        e = self._errors(flat)  # and caches the new end-effector transform
-        if self._cost(e) > before * self._rtol1 + self.cfg.divergence_atol:
-            return self._reject(q0, "not_converged", flat)
-        return IkResult(q, True, "", *_metric(e))
+        self._full = full
+        e = self._e = self._errors(target)  # and caches the new end-effector transform
+        if self._w_pos * e[0] + self._w_ori * e[1] > before:
+            return self._reject(full0, "not_converged", target)
+        self.q_step, self._q_arr = q, q_arr
+        return ""
 
-    def _reject(self, q0: np.ndarray, reason: str, target: list[float]) -> IkResult:
+    def _reject(self, full0: np.ndarray, reason: str, target: list[float]) -> str:
+        q0 = self._q_arr = full0[self._idx]
         self.set_q(q0)
-        return IkResult(q0, False, reason, *_metric(self._errors(target)))
+        self.q_step = q0.tolist()
+        self._e = self._errors(target)
+        return reason
 
 
 def _metric(e: tuple[float, float]) -> tuple[float, float]:

@@ -28,16 +28,23 @@ class JointStep(NamedTuple):
 
     Attributes:
         q: ``(n,)`` the command [rad].
-        v: ``(n,)`` its velocity ``(q − q₀) / dt`` [rad/s].
-        acc: ``(n,)`` its acceleration ``(v − v₀) / dt`` [rad/s²].
+        v: Its velocity ``(q − q₀) / dt`` per joint [rad/s] (plain floats).
         clamps: Names of the binding limits (``joint_position``, ``joint_speed``,
             ``joint_acc``).
+        v0: The previous command's velocity per joint [rad/s] (plain floats).
+        inv_dt: ``1 / dt`` [1/s].
     """
 
     q: np.ndarray
-    v: np.ndarray
-    acc: np.ndarray
+    v: list[float]
     clamps: tuple[str, ...]
+    v0: list[float]
+    inv_dt: float
+
+    @property
+    def acc(self) -> list[float]:
+        """Its acceleration ``(v − v₀) / dt`` per joint [rad/s²] (computed when asked)."""
+        return [(v - v0) * self.inv_dt for v, v0 in zip(self.v, self.v0, strict=True)]
 
 
 class JointLimiter:
@@ -74,22 +81,32 @@ class JointLimiter:
         self._k = 2.0 / self.amax
         self._c = 0.25 * self.dt * self.dt
         self.q = np.zeros(self.lower.shape)
-        self.v = np.zeros(self.lower.shape)
+        self._ql: list[float] = [0.0] * self.q.size  # the state as plain floats (hot path)
+        self._vl: list[float] = [0.0] * self.q.size
         self._moving = False
         # The distance from a limit beyond which its stopping-speed cap exceeds v_max [rad]
         # (with a margin, so skipping the cap there is exact).
         far = (((self.vmax / self.amax + 0.5 * self.dt) ** 2 - self._c) / self._k) * (1 + 1e-9)
-        self._rows: tuple[list[float], ...] = tuple(  # per-joint constants as plain floats
-            a.tolist()
-            for a in (self.lower, self.upper, self.vmax, self.amax, self._dv, self._k, far + 1e-12)
-        )
+        far = far + 1e-12
+        safe = np.maximum(far, self.vmax * self.dt * (1 + 1e-9) + 1e-12) + 1e-12
+        cols = [self.lower + safe, self.upper - safe, self.vmax, -self.vmax, self._dv]
+        cols += [self.lower, self.upper, self.amax, self._k, far]
+        self._rows: list[tuple[float, ...]] = [  # per-joint constants as plain floats
+            tuple(row) for row in np.stack(cols, axis=1).tolist()
+        ]
         self.reset(q0)
 
     def reset(self, q: npt.ArrayLike) -> None:
         """Restart at rest at ``q`` (after a reset or a re-sync to feedback), clipped to limits."""
         self.q = np.minimum(np.maximum(np.asarray(q, dtype=float), self.lower), self.upper)
-        self.v = np.zeros_like(self.q)
+        self._ql = cast(list[float], self.q.tolist())
+        self._vl = [0.0] * len(self._ql)
         self._moving = False
+
+    @property
+    def v(self) -> np.ndarray:
+        """``(n,)`` the last command's velocity [rad/s]."""
+        return np.array(self._vl)
 
     @property
     def at_rest(self) -> bool:
@@ -104,52 +121,66 @@ class JointLimiter:
         d = np.maximum(self._off + self._sign * self.q, 0.0)
         return self.amax * (np.sqrt(self._c + self._k * d) - 0.5 * self.dt)
 
-    def step(self, q_des: npt.ArrayLike) -> JointStep:
+    def step(self, q_des: npt.ArrayLike | list[float]) -> JointStep:
         """The command nearest ``q_des`` within every limit; it becomes the new state.
 
         Per joint in plain floats (n is 7: NumPy's per-call cost would dominate), with the
         same operations in the same order as the vector form in the module docstring.
         """
-        qd = cast(list[float], np.asarray(q_des, dtype=float).tolist())
-        q0 = cast(list[float], self.q.tolist())
-        v0 = cast(list[float], self.v.tolist())
+        qd: list[float] = q_des if type(q_des) is list else np.asarray(q_des, float).tolist()
         dt, inv_dt = self.dt, self._inv_dt
         c, half = self._c, 0.5 * self.dt
         qs: list[float] = []
         vs: list[float] = []
-        accs: list[float] = []
         hit = 0  # bit mask: 1 position, 2 speed, 4 acceleration
-        # x if x >= y else y is max(x, y) (and <= is min) without the call; far from a limit
-        # (d ≥ far) the stopping-speed cap exceeds v_max, so it cannot bind: skip its sqrt.
-        for qi, vi0, di, lo, up, vm, am, dv, k, far in zip(q0, v0, qd, *self._rows, strict=True):
+        # x if x >= y else y is max(x, y) (and <= is min) without the call. Far from both
+        # limits (d ≥ far) a stopping-speed cap exceeds v_max, so it cannot bind: skip its
+        # sqrt; at d ≥ safe (≥ far, > v_max·dt) the position clamp cannot bind either.
+        for qi, vi0, di, (lo_safe, up_safe, vm, nvm, dv, lo, up, am, k, far) in zip(
+            self._ql, self._vl, qd, self._rows, strict=True
+        ):
             v_des = (di - qi) * inv_dt
-            du, dl = up - qi, qi - lo
-            cap_up = _INF if du >= far else am * (sqrt(c + k * (du if du >= 0.0 else 0.0)) - half)
-            cap_lo = _INF if dl >= far else am * (sqrt(c + k * (dl if dl >= 0.0 else 0.0)) - half)
             a_lo, a_hi = vi0 - dv, vi0 + dv
-            b_lo = a_lo if a_lo >= -vm else -vm
-            b_lo = b_lo if b_lo >= -cap_lo else -cap_lo
+            b_lo = a_lo if a_lo >= nvm else nvm
             b_hi = a_hi if a_hi <= vm else vm
-            b_hi = b_hi if b_hi <= cap_up else cap_up
-            v = v_des if v_des >= b_lo else b_lo
-            v = v if v <= b_hi else b_hi
-            if v != v_des:
-                hit |= (v in (-cap_lo, cap_up)) | (abs(v) == vm) << 1 | (v in (a_lo, a_hi)) << 2
-            qn = qi + v * dt
-            qn = qn if qn >= lo else lo  # round-off
-            qs.append(qn if qn <= up else up)
+            if lo_safe <= qi <= up_safe:  # the usual joint: only speed and acceleration
+                v = v_des if v_des >= b_lo else b_lo
+                v = v if v <= b_hi else b_hi
+                if v != v_des:
+                    hit |= (v == vm or v == nvm) << 1 | (v == a_lo or v == a_hi) << 2
+                qs.append(qi + v * dt)
+            else:
+                du, dl = up - qi, qi - lo
+                cap_up = _INF if du >= far else _cap(du, am, c, k, half)
+                cap_lo = _INF if dl >= far else _cap(dl, am, c, k, half)
+                b_lo = b_lo if b_lo >= -cap_lo else -cap_lo
+                b_hi = b_hi if b_hi <= cap_up else cap_up
+                v = v_des if v_des >= b_lo else b_lo
+                v = v if v <= b_hi else b_hi
+                if v != v_des:
+                    hit |= (v in (-cap_lo, cap_up)) | (abs(v) == vm) << 1 | (v in (a_lo, a_hi)) << 2
+                qn = qi + v * dt
+                qn = qn if qn >= lo else lo  # round-off
+                qs.append(qn if qn <= up else up)
             vs.append(v)
-            accs.append((v - vi0) * inv_dt)
-        self.q, self.v = np.array(qs), np.array(vs)
+        v0 = self._vl
+        self._ql, self._vl = qs, vs
+        self.q = np.array(qs)
         self._moving = any(vs)
-        return JointStep(self.q, self.v, np.array(accs), _CLAMPS[hit])
+        return JointStep(self.q, vs, _CLAMPS[hit], v0, inv_dt)
 
     def brake(self) -> JointStep:
         """Hold: slow down towards rest within the limits (no new motion is commanded)."""
-        return self.step(self.q)
+        return self.step(self._ql)
 
 
 _INF = float("inf")
+
+
+def _cap(d: float, am: float, c: float, k: float, half: float) -> float:
+    """The stopping-speed cap ``c(d)`` at the distance ``d`` from a limit [rad/s]."""
+    return am * (sqrt(c + k * (d if d >= 0.0 else 0.0)) - half)
+
 
 #: Binding-limit names by bit mask (1 position, 2 speed, 4 acceleration), in report order.
 _CLAMPS = tuple(

@@ -194,6 +194,31 @@ class CartesianLimiter:
         extra = (("linear_speed",) if moved else ()) + (("orientation_speed",) if turned else ())
         return Limited(Pose(p, q), clamps + extra)
 
+    def limit_floats(
+        self, p: list[float], q: list[float], p0: list[float], q0: list[float]
+    ) -> tuple[list[float], list[float], tuple[str, ...]]:
+        """:meth:`limit` on plain floats (target ``p``, ``q``; previous target ``p0``, ``q0``).
+
+        The usual cycle binds no limit: that is decided here with the same tests as
+        :meth:`limit` and returns the target itself; otherwise :meth:`limit` runs.
+        """
+        ws = self.workspace
+        x, y, z = p
+        (x0, y0, z0), (x1, y1, z1) = ws._lo, ws._hi
+        if x0 <= x <= x1 and y0 <= y <= y1 and z0 <= z <= z1:  # project(): no box clamp
+            r_need = ws.low_radius if z < ws.low_height and ws.low_radius > ws.radius else ws.radius
+            if math.hypot(x - ws._ax, y - ws._ay) >= r_need:  # ... and no keep-out cylinder
+                dx, dy, dz = x - p0[0], y - p0[1], z - p0[2]
+                aw, ax, ay, az = q0
+                bw, bx, by, bz = q
+                dot = abs(aw * bw + ax * bx + ay * by + az * bz)
+                if math.sqrt(dx * dx + dy * dy + dz * dz) <= self.max_step and (
+                    2.0 * math.acos(dot if dot < 1.0 else 1.0) <= self.max_turn
+                ):
+                    return p, q, ()
+        lim = self.limit(Pose(np.array(p), np.array(q)), Pose(np.array(p0), np.array(q0)))
+        return lim.pose.p.tolist(), lim.pose.q.tolist(), lim.clamps
+
     def _step(self, p0: np.ndarray, p1: np.ndarray) -> tuple[np.ndarray, bool]:
         (x0, y0, z0), (x1, y1, z1) = p0.tolist(), p1.tolist()  # plain floats: the usual case
         dx, dy, dz = x1 - x0, y1 - y0, z1 - z0

@@ -134,11 +134,13 @@ class Teleop:
         stop: threading.Event | None = None,
         clock: Callable[[], float] = time.monotonic,
         isolate_faults: bool = False,
+        rt_priority: int | None = None,
     ) -> LoopStats:
         """Run every arm on its own worker until ``duration`` [s], ``stop``, Ctrl-C or a fault.
 
         Objects alive at the start are frozen out of the garbage collector's scans, so a full
-        collection cannot stall a cycle for milliseconds.
+        collection cannot stall a cycle for milliseconds. ``rt_priority``: each worker thread
+        runs under ``SCHED_FIFO`` at that priority where permitted (see :mod:`.worker`).
 
         Returns:
             The workers' timing, summed (per arm: :attr:`workers`).
@@ -147,9 +149,13 @@ class Teleop:
         self.interrupted, self.fault, self._isolate = False, None, isolate_faults
         faults: queue.Queue[tuple[str, str]] = queue.Queue()
         period = min(a.dt for a in self.arms.values())
-        self.hub = XrHub(self.xr, self.arms, period, clock)
+
+        def faults_put(side: str, why: str) -> None:
+            faults.put((side, why))
+
+        self.hub = XrHub(self.xr, self.arms, period, clock, rt_priority)
         self.workers = {
-            s: ArmWorker(a, self.hub, self._sink(), lambda s, why: faults.put((s, why)), clock)
+            s: ArmWorker(a, self.hub, self._sink(), faults_put, clock, rt_priority)
             for s, a in self.arms.items()
         }
         switch = sys.getswitchinterval()
@@ -225,6 +231,7 @@ class Teleop:
             st.over_budget += w.stats.over_budget
             st.slow_warnings += w.stats.slow_warnings
             st.worst_compute_s = max(st.worst_compute_s, w.stats.worst_compute_s)
+            st.realtime = st.realtime or w.stats.realtime
         self.loop = st
         return st
 

@@ -23,7 +23,7 @@ of its next cycle. :meth:`TeleopArm.brake` is a cycle that ramps the arm to rest
 from __future__ import annotations
 
 import logging
-import time
+from time import perf_counter
 
 import numpy as np
 
@@ -31,11 +31,12 @@ from mjscope.bridge.transport.base import Transport
 from mjscope.rig import SideCfg
 from mjscope.teleop.adapters.base import AdapterError, ArmAdapter, Feedback
 from mjscope.teleop.arm_channel import ArmChannel
+from mjscope.teleop.clutch import canonical_floats
 from mjscope.teleop.cycle import STATES, Cycle
 from mjscope.teleop.ik import ArmIk
 from mjscope.teleop.joint_limits import JointStep
 from mjscope.teleop.limits import CartesianLimiter, Workspace
-from mjscope.teleop.poses import Pose, canonical
+from mjscope.teleop.poses import Pose, floats_to_flat
 from mjscope.teleop.timing import IK, LIMITS, TARGET, XR
 from mjscope.teleop.xr.base import ControllerState
 from mjscope.teleop.xr_input import XrInput
@@ -74,7 +75,7 @@ class TeleopArm(ArmChannel):
         )
         self.needs_release = False
         self.initial_ee: Pose | None = None
-        self._prev_target: Pose | None = None
+        self._prev_target: tuple[list[float], list[float]] | None = None  # (p, q)
         self.xr = XrInput(cfg.xr_timeout_s)
         self.refused_why = ""  # the bound that refused the last engagement
 
@@ -112,7 +113,7 @@ class TeleopArm(ArmChannel):
             What the cycle did.
         """
         row = self.timing.next()
-        t0 = time.perf_counter()
+        t0 = perf_counter()
         fb = self._begin(now)
         if self.stopped:
             return self._stopped_cycle(now, fb)
@@ -196,32 +197,38 @@ class TeleopArm(ArmChannel):
         )
 
     def _track(self, ctrl: ControllerState, fb: Feedback | None) -> tuple[JointStep, Pose]:
-        t0 = time.perf_counter()
+        """One engaged cycle: clutch → Cartesian limits → IK → joint limits, on plain floats."""
+        t0 = perf_counter()
         was = self.clutch.anchored
         if not was and fb is not None and self.joints.at_rest:
             self._seed(fb.q)  # engage from rest: start where the arm is
-        raw = self.clutch.target(Pose(ctrl.pose[:3], canonical(ctrl.pose[3:7])), self.ik.ee_pose)
-        if not was or self._prev_target is None:
-            self._prev_target = self.clutch.anchor
-        assert self._prev_target is not None
+        pose = self.xr.pose  # ctrl's pose (the state in force), as plain floats
+        p, q = self.clutch.follow(pose[:3], canonical_floats(pose[3:7]), self.ik.ee_pose)
+        prev = self._prev_target
+        if not was or prev is None:
+            anchor = self.clutch.anchor
+            assert anchor is not None
+            prev = (anchor.p.tolist(), anchor.q.tolist())
         self.stats.engaged_cycles += 1
-        limited = self.cartesian.limit(raw, self._prev_target)
-        self.stats.clamped(limited.clamps)
-        t1 = time.perf_counter()
-        result = self.ik.solve(limited.pose)
-        t2 = time.perf_counter()
+        p, q, clamps = self.cartesian.limit_floats(p, q, prev[0], prev[1])
+        if clamps:
+            self.stats.clamped(clamps)
+        t1 = perf_counter()
+        result = self.ik.solve(floats_to_flat(p, q))
+        t2 = perf_counter()
         if result.ok:
-            self._prev_target = limited.pose
+            self._prev_target = (p, q)
             step = self.joints.step(result.q)
         else:
+            self._prev_target = prev
             self.stats.ik_rejects[result.reason] += 1
             step = self.joints.brake()
-        self.stats.clamped(step.clamps)
         if not result.ok or step.clamps:  # else the model is at the command (to round-off)
+            self.stats.clamped(step.clamps)
             self.ik.set_q(step.q)
         row = self.timing.row
-        row[TARGET], row[IK], row[LIMITS] = t1 - t0, t2 - t1, time.perf_counter() - t2
-        return step, limited.pose
+        row[TARGET], row[IK], row[LIMITS] = t1 - t0, t2 - t1, perf_counter() - t2
+        return step, Pose(np.array(p), np.array(q))
 
     def _seed(self, q_measured: np.ndarray) -> None:
         """The limiter and the IK at the measured joints, clamped into the URDF limits."""

@@ -135,8 +135,13 @@ def pose_to_matrix(pose: Pose) -> np.ndarray:
 
 def pose_to_flat(pose: Pose) -> list[float]:
     """:class:`Pose` → ``T_world_ee`` as 16 floats, row-major (plain floats: fast at 1 kHz)."""
-    w, x, y, z = pose.q.tolist()
-    px, py, pz = pose.p.tolist()
+    return floats_to_flat(pose.p.tolist(), pose.q.tolist())
+
+
+def floats_to_flat(p: list[float], q: list[float]) -> list[float]:
+    """Position ``(x, y, z)`` and unit ``(w, x, y, z)`` → ``T_world_ee``, 16 floats row-major."""
+    w, x, y, z = q
+    px, py, pz = p
     return [
         1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w), px,
         2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w), py,

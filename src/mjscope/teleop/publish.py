@@ -1,4 +1,9 @@
-"""One arm's outgoing topics: ``joint_states`` (the adapter's feedback) and ``joint_target``."""
+"""One arm's outgoing topics: ``joint_states`` (the adapter's feedback) and ``joint_target``.
+
+On the in-process bus a message is built only when the topic has a subscriber, and it is handed
+over without a copy (:meth:`~mjscope.bridge.transport.inproc.InprocPublisher.hand_over`): each
+message is fresh and never changed after its publish.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,7 @@ import numpy as np
 
 from mjscope.bridge.messages import JointState, Stamp
 from mjscope.bridge.transport.base import Publisher, Transport
+from mjscope.bridge.transport.inproc import InprocPublisher
 from mjscope.rig import SideCfg
 
 
@@ -34,16 +40,31 @@ class ArmPublisher:
         """Publish the feedback ``state`` and the sent ``target`` [rad] (each if given)."""
         if self._state is None:
             return
-        stamp = Stamp.now()
+        stamp = None
         if state is not None:
-            self._state.publish(JointState(stamp=stamp, name=self.names, position=state.tolist()))
             self.published += 1
-        if target is not None and self._target is not None:
-            msg = JointState(stamp=stamp, name=list(self.names), position=target.tolist())
-            self._target.publish(msg)
+            if _wanted(self._state):
+                stamp = Stamp.now()
+                _put(self._state, JointState(stamp=stamp, name=self.names, position=state.tolist()))
+        if target is not None and self._target is not None and _wanted(self._target):
+            msg = JointState(stamp=stamp or Stamp.now(), name=self.names, position=target.tolist())
+            _put(self._target, msg)
 
     def close(self) -> None:
         """Close both publishers."""
         for p in (self._state, self._target):
             if p is not None:
                 p.close()
+
+
+def _wanted(p: Publisher) -> bool:
+    """Whether a message on ``p`` reaches anyone (an in-process topic may have no subscriber)."""
+    return not isinstance(p, InprocPublisher) or p.subscribed
+
+
+def _put(p: Publisher, msg: JointState) -> None:
+    """Publish a fresh message that nobody changes afterwards (in-process: no copy)."""
+    if isinstance(p, InprocPublisher):
+        p.hand_over(msg)
+    else:
+        p.publish(msg)

@@ -165,6 +165,7 @@ def loop_dict(st: LoopStats) -> dict[str, Any]:
         "worst_compute_ms": round(st.worst_compute_s * 1e3, 3),
         "duration_s": round(st.duration_s, 3),
         "slow_warnings": st.slow_warnings,
+        "realtime": st.realtime,
     }
 
 

@@ -78,6 +78,7 @@ class TeleopCmdCfg:
         record: Mirror video ``.mp4``/``.gif`` (with ``mujoco``).
         isolate_faults: A safe stop of one arm leaves the other running (the seed's per-node
             semantics; exit 1 at the end). Default: both stop and the run ends at once.
+        rt_priority: ``SCHED_FIFO`` priority (1–99) of each arm's worker thread, or ``None``.
     """
 
     arm: str = "both"
@@ -102,6 +103,7 @@ class TeleopCmdCfg:
     viewer: str = "auto"
     record: str | None = None
     isolate_faults: bool = False
+    rt_priority: int | None = None
 
 
 def check_cmd_cfg(cfg: TeleopCmdCfg) -> None:
@@ -128,6 +130,8 @@ def check_cmd_cfg(cfg: TeleopCmdCfg) -> None:
         raise MjscopeError("--xr replay and --replay FILE go together; give both or neither")
     if cfg.xr_port is not None and cfg.xr != "udp":
         raise MjscopeError(f"--xr-port is for --xr udp, not --xr {cfg.xr}")
+    if cfg.rt_priority is not None and not 1 <= cfg.rt_priority <= 99:
+        raise MjscopeError(f"--rt-priority {cfg.rt_priority}: use a SCHED_FIFO priority 1..99")
     if cfg.mode == "mock" and (cfg.left_addr or cfg.right_addr):
         raise MjscopeError("--left-addr/--right-addr need --real; mock arms have no address")
 
@@ -230,7 +234,7 @@ def _run(teleop: Teleop, cfg: TeleopCmdCfg, stop: threading.Event) -> None:
     teleop.start(time.monotonic())
     for arm in teleop.arms.values():
         configure_controller(arm)
-    teleop.run(cfg.duration, stop, isolate_faults=cfg.isolate_faults)
+    teleop.run(cfg.duration, stop, isolate_faults=cfg.isolate_faults, rt_priority=cfg.rt_priority)
 
 
 def _out(path: str | None, suffix: str) -> Path | None:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
+
+_BATCH = 1024  # commands queued before they are folded into the peaks (rarely: p99 stays)
 
 #: Every limit a cycle can clamp at, in report order.
 CLAMPS = (
@@ -51,8 +54,23 @@ class ArmStats:
     xr_timeouts: int = 0
     feedback_timeouts: int = 0
     engage_refused: int = 0
-    max_speed: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    max_acc: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    _peak_v: list[float] = field(default_factory=list, repr=False)
+    _peak_a: list[float] = field(default_factory=list, repr=False)
+    _qv: array[float] = field(default_factory=lambda: array("d"), repr=False)
+    _qv0: array[float] = field(default_factory=lambda: array("d"), repr=False)
+    _qdt: array[float] = field(default_factory=lambda: array("d"), repr=False)
+
+    @property
+    def max_speed(self) -> np.ndarray:
+        """``(n,)`` largest commanded joint speed [rad/s]."""
+        self._fold()
+        return np.array(self._peak_v)
+
+    @property
+    def max_acc(self) -> np.ndarray:
+        """``(n,)`` largest commanded joint acceleration [rad/s²]."""
+        self._fold()
+        return np.array(self._peak_a)
 
     def cycle(self, now: float) -> None:
         """Count one cycle at ``now`` [s]."""
@@ -66,12 +84,38 @@ class ArmStats:
         for n in names:
             self.clamps[n] += 1
 
-    def commanded(self, v: np.ndarray, acc: np.ndarray) -> None:
-        """Keep the largest commanded speed and acceleration per joint."""
-        if self.max_speed.shape != v.shape:
-            self.max_speed, self.max_acc = np.zeros_like(v), np.zeros_like(v)
-        np.maximum(self.max_speed, np.abs(v), out=self.max_speed)
-        np.maximum(self.max_acc, np.abs(acc), out=self.max_acc)
+    def commanded(self, v: list[float], v0: list[float], inv_dt: float) -> None:
+        """Count a sent command into the peaks: its speed ``v`` and acceleration.
+
+        Args:
+            v: The command's joint velocities [rad/s] (plain floats).
+            v0: The previous command's [rad/s] (the acceleration is ``(v − v0) · inv_dt``).
+            inv_dt: ``1 / dt`` [1/s].
+
+        The cycle only queues the numbers (in ``array('d')`` buffers, which the garbage
+        collector does not track); the peaks are taken in batches with NumPy (the same
+        operations per element).
+        """
+        self._qv.extend(v)
+        self._qv0.extend(v0)
+        self._qdt.append(inv_dt)
+        if len(self._qdt) >= _BATCH:
+            self._fold()
+
+    def _fold(self) -> None:
+        """Take the queued commands into the peaks."""
+        n = len(self._qdt)
+        if not n:
+            return
+        v = np.frombuffer(self._qv, dtype=float).reshape(n, -1)
+        v0 = np.frombuffer(self._qv0, dtype=float).reshape(n, -1)
+        acc = (v - v0) * np.frombuffer(self._qdt, dtype=float)[:, None]
+        pv, pa = np.abs(v).max(axis=0), np.abs(acc).max(axis=0)
+        del v, v0, acc  # release the buffers' exports before they are emptied
+        self._qv, self._qv0, self._qdt = array("d"), array("d"), array("d")
+        if len(self._peak_v) == pv.size:
+            pv, pa = np.maximum(pv, self._peak_v), np.maximum(pa, self._peak_a)
+        self._peak_v, self._peak_a = pv.tolist(), pa.tolist()
 
     def rate_hz(self) -> float:
         """Mean cycle rate [Hz] between the first and last cycle."""

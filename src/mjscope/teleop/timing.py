@@ -16,6 +16,7 @@ import numpy as np
 
 STAGES = ("xr", "target", "ik", "limits", "send", "ack")
 XR, TARGET, IK, LIMITS, SEND, ACK = range(len(STAGES))
+_EMPTY = (math.nan,) * len(STAGES)
 CAPACITY = 1 << 17  # cycles kept per arm (≈ 2 min at 1 kHz, 24 min at 90 Hz)
 
 
@@ -23,28 +24,33 @@ class StageLog:
     """The newest :data:`CAPACITY` cycles' stage times of one arm.
 
     Attributes:
-        row: ``(len(STAGES),)`` the current cycle's stage times [s], NaN until set.
+        row: The current cycle's stage times [s] (one per stage, NaN until set; a plain list,
+            written into the preallocated ring when the next cycle starts, so no per-cycle
+            object outlives its cycle: nothing for the garbage collector to chase mid-run).
         cycles: Cycles recorded.
     """
 
     def __init__(self, capacity: int = CAPACITY) -> None:
         self._data = np.full((capacity, len(STAGES)), math.nan)
         self.cycles = 0
-        self.row = self._data[0]
+        self.row: list[float] = list(_EMPTY)
 
-    def next(self) -> np.ndarray:
-        """Start a cycle: its row (cleared to NaN) becomes :attr:`row`."""
-        self.row = self._data[self.cycles % len(self._data)]
-        self.row.fill(math.nan)
+    def next(self) -> list[float]:
+        """Start a cycle: a new row (all NaN) becomes :attr:`row`."""
+        if self.cycles:
+            self._data[(self.cycles - 1) % len(self._data)] = self.row
+        self.row = row = list(_EMPTY)
         self.cycles += 1
-        return self.row
+        return row
 
     def last(self) -> tuple[float, ...]:
         """The current cycle's stage times [s]."""
-        return tuple(self.row.tolist())
+        return tuple(self.row)
 
     def summary(self) -> dict[str, dict[str, float | int | None]]:
         """Per stage: ``p50_us``, ``p99_us``, ``max_us`` and ``n`` (cycles where it happened)."""
+        if self.cycles:
+            self._data[(self.cycles - 1) % len(self._data)] = self.row
         data = self._data[: min(self.cycles, len(self._data))]
         out: dict[str, dict[str, float | int | None]] = {}
         for i, name in enumerate(STAGES):

@@ -14,6 +14,11 @@ controller), and waiting releases the GIL. Processes would rebuild each Placo mo
 XR frames, the report counters and the in-process bus (the MuJoCo mirror subscribes to it)
 behind pickling IPC, and buy parallel compute this loop does not need.
 
+With ``rt_priority`` the worker thread asks for the ``SCHED_FIFO`` real-time policy at that
+priority (:mod:`.realtime`): its wake-ups then no longer queue behind other processes on a busy
+machine. It still sleeps to every next deadline (a late cycle skips the lost periods), so it
+never spins.
+
 A safe stop is reported once through ``on_stop``; the session applies the fault policy.
 :meth:`ArmWorker.finish` ends the run: the arm brakes to rest within ``joint_max_acc``, then
 the worker ends.
@@ -30,6 +35,7 @@ from dataclasses import dataclass
 
 from mjscope.teleop.cycle import Cycle
 from mjscope.teleop.node import TeleopArm
+from mjscope.teleop.realtime import set_realtime
 from mjscope.teleop.xr_hub import XrHub
 
 log = logging.getLogger(__name__)
@@ -50,6 +56,7 @@ class LoopStats:
         over_budget: Cycles whose work took longer than the period.
         duration_s: Run time [s].
         slow_warnings: Windows of :data:`SLOW_WINDOW_S` below :data:`SLOW_FRACTION` of the rate.
+        realtime: The worker ran under ``SCHED_FIFO`` (``rt_priority`` given and permitted).
     """
 
     ticks: int = 0
@@ -58,6 +65,7 @@ class LoopStats:
     over_budget: int = 0
     duration_s: float = 0.0
     slow_warnings: int = 0
+    realtime: bool = False
 
 
 class ArmWorker:
@@ -69,6 +77,7 @@ class ArmWorker:
         sink: Called with every cycle (the ``--log`` writer; must be thread-safe), or ``None``.
         on_stop: Called once, from this thread, when the arm enters a safe stop: (side, why).
         clock: Monotonic clock [s] (the adapter's feedback is stamped on it).
+        rt_priority: ``SCHED_FIFO`` priority (1–99) for the worker thread, or ``None``.
     """
 
     def __init__(
@@ -78,8 +87,10 @@ class ArmWorker:
         sink: Sink | None,
         on_stop: Callable[[str, str], None],
         clock: Callable[[], float] = time.monotonic,
+        rt_priority: int | None = None,
     ) -> None:
         self.arm, self.hub, self.sink, self.on_stop, self.clock = arm, hub, sink, on_stop, clock
+        self.rt_priority = rt_priority
         self.side = arm.side
         self.stats = LoopStats()
         self.done = threading.Event()
@@ -104,6 +115,8 @@ class ArmWorker:
 
     def _run(self) -> None:
         st, period = self.stats, self.arm.dt
+        if self.rt_priority is not None:
+            st.realtime = set_realtime(f"{self.side} arm", self.rt_priority)
         t0 = deadline = self.clock()
         window = (t0, 0)
         try:

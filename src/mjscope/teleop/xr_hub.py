@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
+from mjscope.teleop.realtime import set_realtime
 from mjscope.teleop.xr.base import ControllerState, XrSource
 
 log = logging.getLogger(__name__)
@@ -44,6 +45,9 @@ class XrHub:
         sides: The sides the arms need.
         period_s: Poll period of sources that cannot wake on data [s].
         clock: Monotonic clock [s].
+        rt_priority: ``SCHED_FIFO`` priority of the ingest thread (:mod:`.realtime`), or
+            ``None``. With real-time workers the ingest must be one too: else it may be
+            preempted while it holds the GIL, and the workers wait for it.
 
     Attributes:
         frames: XR frames with data received.
@@ -58,8 +62,10 @@ class XrHub:
         sides: Iterable[str],
         period_s: float,
         clock: Callable[[], float] = time.monotonic,
+        rt_priority: int | None = None,
     ) -> None:
         self.xr = xr
+        self.rt_priority = rt_priority
         self.sides = tuple(sides)
         self.period_s = max(MIN_POLL_S, period_s)
         self.clock = clock
@@ -99,6 +105,8 @@ class XrHub:
         self._thread.start()
 
     def _loop(self) -> None:
+        if self.rt_priority is not None:
+            set_realtime("XR ingest", self.rt_priority)
         try:
             while not self._stop.is_set():
                 self.poll_once(self.clock())

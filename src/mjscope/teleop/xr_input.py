@@ -23,6 +23,7 @@ class XrInput:
         ever: Whether a frame has arrived yet.
         timed_out: Whether the input is in a timeout now.
         timeouts: How many timeouts began.
+        pose: The pose of the state in force, as 7 plain floats (x, y, z, w, x, y, z).
     """
 
     def __init__(self, timeout_s: float) -> None:
@@ -31,6 +32,7 @@ class XrInput:
         self.timed_out = False
         self.timeouts = 0
         self._ctrl: ControllerState | None = None
+        self.pose: list[float] = []  # the state's pose as plain floats
         self._last = -math.inf
         self._primary = False
 
@@ -40,9 +42,12 @@ class XrInput:
         Returns:
             The newest state while fresh; ``None`` before the first frame and during a timeout.
         """
-        if ctrl is not None and math.isfinite(sum(np.asarray(ctrl.pose, dtype=float).tolist())):
-            self._ctrl, self._last, self.ever, self.timed_out = ctrl, now, True, False
-            return ctrl
+        if ctrl is not None:
+            pose = np.asarray(ctrl.pose, dtype=float).tolist()
+            if math.isfinite(sum(pose)):
+                self._ctrl, self._last, self.ever, self.timed_out = ctrl, now, True, False
+                self.pose = pose
+                return ctrl
         if self.ever and now - self._last > self.timeout_s:
             if not self.timed_out:
                 self.timed_out = True

@@ -1,4 +1,13 @@
-"""In-process transport: the embedded default. Subscribers get deep copies."""
+"""In-process transport: the embedded default.
+
+:meth:`InprocPublisher.publish` hands every subscriber its own deep copy (a subscriber may
+change what it gets, and the publisher may reuse its message). :meth:`InprocPublisher.hand_over`
+is the copy-free way for a publisher that builds a fresh message per publish and never touches
+it again (teleop's ``joint_states`` at the control rate): every subscriber gets that very
+object and must treat it as read-only (the mirror only reads). Publishing reads a snapshot of
+the topic's subscribers without taking the bus lock (it is replaced, never changed, under the
+lock), so a topic nobody subscribes to costs a dictionary look-up.
+"""
 
 from __future__ import annotations
 
@@ -12,8 +21,16 @@ from mjscope.bridge.transport.base import Publisher, Subscriber, Transport
 class _Bus:
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.subs: dict[str, list[InprocSubscriber]] = defaultdict(list)
+        self.subs: dict[str, tuple[InprocSubscriber, ...]] = {}  # replaced under the lock
         self.pubs: dict[str, int] = defaultdict(int)
+
+    def add(self, topic: str, sub: InprocSubscriber) -> None:
+        with self.lock:
+            self.subs[topic] = (*self.subs.get(topic, ()), sub)
+
+    def remove(self, topic: str, sub: InprocSubscriber) -> None:
+        with self.lock:
+            self.subs[topic] = tuple(s for s in self.subs.get(topic, ()) if s is not sub)
 
 
 class InprocPublisher(Publisher):
@@ -24,12 +41,24 @@ class InprocPublisher(Publisher):
         with bus.lock:
             bus.pubs[topic] += 1
 
+    @property
+    def subscribed(self) -> bool:
+        """Whether the topic has a subscriber now (else a publish reaches no one)."""
+        return bool(self._bus.subs.get(self.topic))
+
     def publish(self, msg: Any) -> None:
         """Deliver a copy of ``msg`` to every subscriber of the topic."""
-        with self._bus.lock:
-            subs = list(self._bus.subs.get(self.topic, ()))
-        for s in subs:
+        for s in self._bus.subs.get(self.topic, ()):
             s._deliver(msg.copy() if hasattr(msg, "copy") else msg)
+
+    def hand_over(self, msg: Any) -> None:
+        """Deliver ``msg`` itself to every subscriber (no copy).
+
+        The caller gives the message up: it must not change it afterwards, and subscribers
+        must not change it either (they all share it).
+        """
+        for s in self._bus.subs.get(self.topic, ()):
+            s._deliver(msg)
 
     def close(self) -> None:
         """Unregister from the topic."""
@@ -46,8 +75,7 @@ class InprocSubscriber(Subscriber):
         self._bus, self.topic = bus, topic
         self._queue: deque[Any] = deque(maxlen=depth)
         self._lock = threading.Lock()
-        with bus.lock:
-            bus.subs[topic].append(self)
+        bus.add(topic, self)
 
     def _deliver(self, msg: Any) -> None:
         with self._lock:
@@ -67,9 +95,7 @@ class InprocSubscriber(Subscriber):
 
     def close(self) -> None:
         """Unregister from the topic."""
-        with self._bus.lock:
-            if self in self._bus.subs.get(self.topic, []):
-                self._bus.subs[self.topic].remove(self)
+        self._bus.remove(self.topic, self)
 
 
 class InprocTransport(Transport):

@@ -37,12 +37,12 @@ class MockRealManAdapter(ArmAdapter):
 
     def connect(self) -> None:
         """Nothing to reach: the arm is at its initial pose."""
-        self._q = self.initial_q.copy()
+        self._q = _frozen(self.initial_q)
         self.connected = True
 
     def feedback(self, now: float) -> Feedback | None:
-        """The current position, stamped ``now``."""
-        return Feedback(self._q.copy(), now) if self.connected else None
+        """The current position, stamped ``now`` (a read-only array: no copy per cycle)."""
+        return Feedback(self._q, now) if self.connected else None
 
     def send(self, q: npt.ArrayLike, now: float) -> None:
         """Go to ``q`` at once.
@@ -50,17 +50,25 @@ class MockRealManAdapter(ArmAdapter):
         Raises:
             AdapterError: Not connected, or ``q`` is not one finite angle per joint.
         """
-        v = np.asarray(q, dtype=float)
+        v = np.array(q, dtype=float)  # a copy: the next feedback shares it, read-only
         if not self.connected:
             raise AdapterError(f"mock {self.side} arm: send before connect")
         if v.shape != self._q.shape or not math.isfinite(sum(v.tolist())):
             raise AdapterError(
                 f"mock {self.side} arm: bad command {v!r}; need {self._q.size} finite"
             )
-        self._q = v.copy()
+        v.flags.writeable = False
+        self._q = v
         self.sent += 1
 
     def reset(self, now: float) -> None:
         """Jump to the initial pose at once."""
-        self._q = self.initial_q.copy()
+        self._q = _frozen(self.initial_q)
         self.resets += 1
+
+
+def _frozen(q: np.ndarray) -> np.ndarray:
+    """A read-only copy of ``q`` (shared by every feedback until the next command)."""
+    out = q.copy()
+    out.flags.writeable = False
+    return out

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -110,7 +111,13 @@ def extract_file_descriptor(blob: bytes, name: str = PROTO_NAME) -> bytes:
 
 
 def import_optional(module: str) -> Any:
-    """Import ``grpc`` or a ``google.protobuf`` module, or fail with the install hint."""
+    """Import ``grpc`` or a ``google.protobuf`` module, or fail with the install hint.
+
+    gRPC's fork handlers are switched off before its first import (unless the environment
+    says otherwise): this process only ever forks to exec (ffmpeg for the demo video), and
+    with them a forked child restarted gRPC's poller, which could hang it before its exec.
+    """
+    os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
     try:
         return importlib.import_module(module)
     except ImportError as e:
