@@ -146,6 +146,9 @@ class HqpController(FrameController):
         # M + Δt D (implicit damping); (nv, nv).
         self._M = self.levels.M_rows if self._imp is None else np.zeros((nv, nv))
         self._Mt = np.zeros((nv, nv))  # M + Δt D (torque rows) when implicit
+        if self.observer is not None and self._imp is None:
+            # The observer's M is filled in place in level 2's torque rows (no copy per period).
+            self.observer.M = self.levels.M_rows
         unc = None if torque_uncertainty is None else np.asarray(torque_uncertainty, float)
         self._unc = unc if unc is not None and np.count_nonzero(unc) else None
         wu = (

@@ -82,6 +82,7 @@ class HqpLevels:
         self.M_rows, self._A2_J = A2[:nv], A2[nv:]
         self._bl2_task, self._bu2_task = b2l[2 * nv :], b2u[2 * nv :]
         self.qp2.H = self._H2 = np.zeros((nv, nv))
+        self.qp1.H, self._regM = np.zeros((nv, nv)), np.zeros((nv, nv))  # filled per period
         self._eye = np.eye(nv)
         self.stats: dict[str, int] = dict.fromkeys(STAT_KEYS, 0)
 
@@ -135,9 +136,10 @@ class HqpLevels:
 
         ``M`` weighs the objective, ``Mt`` (``M`` or ``M + Δt D``) maps q̈ to torque rows.
         """
-        qp1 = self.qp1
-        qp1.H = J.T.dot(J)
-        qp1.H += self.reg * M
+        qp1 = self.qp1  # H written in place (np.dot(out=) on a (6, nv) costs more than .dot)
+        H = qp1.H
+        np.dot(J.T, J, out=H)
+        H += np.multiply(M, self.reg, out=self._regM)
         qp1.f = -b.dot(J)
         qp1.A = Mt
         r1 = qp1.solve()
