@@ -123,7 +123,7 @@ def _peer_step_cost(scene: Scene, duration: float) -> float:
 
 
 LABELS = {"cic": "CIC", "se3_lie": "se3_lie", "hqp": "hqp, 2 QPs + observer"}
-TARGETS = {"cic": ">= 10x real time", "se3_lie": ">= 10x real time", "hqp": ">= 8x real time"}
+RTF_TARGETS = {"cic": 10.0, "se3_lie": 10.0, "hqp": 8.0}  # real-time factor at 1 kHz, at least
 
 
 def observer_scene(scene: Scene) -> Scene:
@@ -198,7 +198,8 @@ def _rows(
     note = f"{result.steps} steps, {peak:.1f} N peak; {spread}"
     return [
         {"metric": f"dock loop real-time factor ({LABELS[controller]}, 1 kHz)", "value": rtf,
-         "unit": "x", "ratio": ratio, "target": TARGETS[controller], "note": note},
+         "unit": "x", "ratio": ratio, "target": f">= {RTF_TARGETS[controller]:g}x real time",
+         "met": rtf >= RTF_TARGETS[controller], "note": note},
         {"metric": f"dock loop cost per step ({LABELS[controller]})", "value": per_step * 1e6,
          "unit": "us", "ratio": ratio, "target": "",
          "note": f"bare mj_step replay {bare * 1e6:.1f} us"},
