@@ -1,7 +1,10 @@
 """Views of mjData's scalars: they follow the simulation, and without them nothing changes."""
 
+import itertools
+
 import mujoco
 import numpy as np
+import pytest
 
 from mjscope.diagnose import RolloutCfg, run_rollout
 from mjscope.diagnose.recording import recorder
@@ -39,20 +42,24 @@ def test_no_views_gives_the_same_csv_and_summary(tmp_path, monkeypatch):
         assert a.probes[key] == b.probes[key], key
 
 
-def test_two_gather_groups_keep_the_fast_loop_and_the_bytes(tmp_path, monkeypatch):
-    """MuJoCo's allocations far apart (two gather groups): the same CSV, still no readers."""
+@pytest.mark.parametrize("parts", [2, 3])
+def test_more_gather_groups_keep_the_fast_loop_and_the_bytes(tmp_path, monkeypatch, parts):
+    """MuJoCo's allocations far apart (several gather groups): the same CSV, still no readers.
+
+    The first group is split in ``parts``, so the plan has more groups than this process's
+    memory layout gives (one, two or three, depending on where MuJoCo's blocks land).
+    """
     cfg = {"steps": 2500, "ctrl": "noise"}
     run_rollout(load("quadruped"), RolloutCfg(csv=tmp_path / "a.csv", **cfg))
     plans = []
     real = recorder.Recorder._fast_plan
 
-    def split(self, takes, tap):  # one group's words as two groups, as far-apart memory gives
-        if len(takes) == 1:
-            take, idx, rows = takes[0]
-            k = idx.size // 2
-            takes = [(take, idx[:k], [r[:k] for r in rows]), (take, idx[k:], [r[k:] for r in rows])]
-        plan = real(self, takes, tap)
-        plans.append(plan is not None and plan.second is not None)
+    def split(self, takes, tap):  # the first group's words as two groups, as far-apart memory
+        take, idx, rows = takes[0]
+        cuts = [idx.size * j // parts for j in range(parts + 1)]
+        pieces = [(take, idx[a:b], [r[a:b] for r in rows]) for a, b in itertools.pairwise(cuts)]
+        plan = real(self, [*pieces, *takes[1:]], tap)
+        plans.append(plan is not None and len(plan.more) == len(takes) + parts - 2)
         return plan
 
     monkeypatch.setattr(recorder.Recorder, "_fast_plan", split)

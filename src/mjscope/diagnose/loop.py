@@ -65,7 +65,7 @@ def step_loop(
     readers = rec.bind(model, data)
     fast = rec.fast or _generic(readers, rec.rows)
     take, idx, views = fast.take, fast.idx, fast.rows
-    take2, idx2, views2 = fast.second or (None, idx, views)
+    more = fast.more  # further gather groups (MuJoCo's allocations far apart; rare)
     r0, r1 = [*fast.reads, _noop, _noop][:2]
     two = len(fast.reads) == 2
     count, limit, watch = fast.watch or (np.zeros(1, np.int32).data, 0, _noop)
@@ -104,8 +104,9 @@ def step_loop(
                 sampled += 1
                 tick += CPU_SAMPLE_EVERY
             take(idx, None, views[i], "clip")
-            if take2 is not None:  # MuJoCo's allocations far apart (rare)
-                take2(idx2, None, views2[i], "clip")
+            if more:
+                for take_k, idx_k, views_k in more:
+                    take_k(idx_k, None, views_k[i], "clip")
             r0(i)
             if two:
                 r1(i)

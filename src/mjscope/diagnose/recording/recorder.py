@@ -52,8 +52,9 @@ class FastPlan(NamedTuple):
             (``count``: a memoryview of an int32 scalar), or ``None``.
         sampler: ``(every, sample)``: ``sample(step)`` after every ``every``-th step, or
             ``None``.
-        second: A second gather group's ``(take, idx, rows)`` (MuJoCo's allocations more than
-            :attr:`~mjscope.diagnose.probes.base.Gather.SPAN` apart), or ``None``.
+        more: The further gather groups' ``(take, idx, rows)`` (MuJoCo's allocations more
+            than :attr:`~mjscope.diagnose.probes.base.Gather.SPAN` apart: the struct, the
+            buffer and the arena may be), usually none.
     """
 
     take: Callable[..., Any]
@@ -62,7 +63,7 @@ class FastPlan(NamedTuple):
     reads: list[Reader]
     watch: tuple[Any, int, Reader] | None
     sampler: tuple[int, Callable[[int], None]] | None = None
-    second: tuple[Callable[..., Any], np.ndarray, Sequence[Any]] | None = None
+    more: tuple[tuple[Callable[..., Any], np.ndarray, Sequence[Any]], ...] = ()
 
 
 class Recorder:
@@ -142,7 +143,7 @@ class Recorder:
     def _fast_plan(self, takes: list[Any], tap: list[Reader]) -> FastPlan | None:
         """What the loop does per step instead of the readers, where it can (else ``None``).
 
-        One or two gather groups, the scalars in them, every per-step read either a watch
+        Any number of gather groups, the scalars in them, every per-step read either a watch
         (called only when its count passes its limit), a sampler (every ``every``-th step) or
         one of at most two other readers.
         """
@@ -152,14 +153,14 @@ class Recorder:
         watches, samplers = [w for _, w in watched], [s for _, s in sampled]
         skip = {id(p) for p, _ in watched} | {id(p) for p, _ in sampled}
         reads = [p.reader() for p in self.probes if reads_per_step(p) and id(p) not in skip]
-        if not 1 <= len(takes) <= 2 or tap or len(reads) > 2 or len(watches) > 1:
+        if not takes or tap or len(reads) > 2 or len(watches) > 1:
             return None
         if len(samplers) > 1:
             return None
         take, idx, rows = takes[0]
         return FastPlan(
             take, idx, rows, reads, watches[0] if watches else None,
-            samplers[0] if samplers else None, takes[1] if len(takes) == 2 else None,
+            samplers[0] if samplers else None, tuple(takes[1:]),
         )  # fmt: skip
 
     def _scalar_tap(self, data: mujoco.MjData) -> list[Reader]:
