@@ -13,6 +13,8 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mjscope.control.force_loop import ForceLoopGains
+
 Vec3 = tuple[float, float, float]
 PLANNERS = ("quintic", "two_segment", "circle", "figure8", "se3_topp")
 FRICTION_MODELS = ("velocity", "torque")
@@ -190,28 +192,18 @@ class HqpCfg:
 
 
 @dataclass(frozen=True)
-class ForceLoopCfg:
+class ForceLoopCfg(ForceLoopGains):
     """Guarded approach and force loop along the insertion axis (:mod:`mjscope.control.force_loop`).
 
-    ``cic`` and ``se3_lie`` get both; ``hqp`` (which keeps its own preload) only the guard.
+    ``cic`` and ``se3_lie`` get both; ``hqp`` (which keeps its own preload) only the guard. The
+    settings are :class:`~mjscope.control.force_loop.ForceLoopGains` (contact detected on the
+    compensated force, the guard zone before the socket bottom), plus:
 
     Attributes:
         enabled: Shape the docking reference (off: the planner's reference as is).
-        target: Preload along the axis [N].
-        contact_threshold: Compensated force that detects contact [N].
-        gain: Admittance gain [m/(N·s)].
-        max_rate: Largest reference depth rate in force mode [m/s].
-        guard_distance: Guard zone before the socket bottom [m].
-        guard_speed: Largest reference speed along the axis in the guard zone [m/s].
     """
 
     enabled: bool = False
-    target: float = 5.0
-    contact_threshold: float = 2.0
-    gain: float = 0.002
-    max_rate: float = 0.01
-    guard_distance: float = 0.004
-    guard_speed: float = 0.01
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from mjscope.control.controllers import Controller
-from mjscope.control.force_loop import ForceLoop, ForceLoopGains
+from mjscope.control.force_loop import ForceLoop
 from mjscope.control.tool_load import ToolLoad, ToolLoadCompensator
 from mjscope.dock.config import SceneCfg
 from mjscope.dock.scene import Scene, dock_rotation
@@ -124,10 +124,8 @@ def build_shaper(scene: Scene, controller: str) -> ForceLoop | None:
     fl, dock = scene.cfg.controller.force_loop, scene.cfg.dock
     if not fl.enabled or dock is None:
         return None
-    gains = ForceLoopGains(fl.target, fl.contact_threshold, fl.gain, fl.max_rate,
-                           fl.guard_distance, fl.guard_speed)  # fmt: skip
     axis = -dock_rotation(dock)[:, 2]
-    return ForceLoop(gains, axis, dock.pos, dock.depth, scene.cfg.control_period,
+    return ForceLoop(fl, axis, dock.pos, dock.depth, scene.cfg.control_period,
                      force_mode=controller != "hqp")  # fmt: skip
 
 

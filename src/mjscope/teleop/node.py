@@ -50,15 +50,7 @@ _BUTTON = {"left": "X", "right": "A"}
 
 
 class TeleopArm(ArmChannel):
-    """The teleop chain of one arm.
-
-    Args:
-        side: Side name (``left`` / ``right``).
-        cfg: The side's config (limits, clutch, timeouts, topics).
-        ik: The arm's IK (model joints in ``cfg.joint_names`` order).
-        adapter: The arm (mock or real), not connected yet.
-        transport: Where ``joint_states`` / ``joint_target`` go (``None``: nowhere).
-    """
+    """The teleop chain of one arm (arguments: :class:`~.arm_channel.ArmChannel`'s)."""
 
     def __init__(
         self,
