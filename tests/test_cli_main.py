@@ -139,3 +139,77 @@ def test_bench_duration_reaches_only_scripts_that_take_it(tmp_path, capsys) -> N
     assert rows == {"d": 7.5, "q": False}
     assert main(["bench", "--dir", str(bench), "--duration", "0"]) == 2
     assert "--duration 0.0 must be > 0" in capsys.readouterr().err
+
+
+def _console_code(monkeypatch, fake_main) -> int:
+    """``mjscope._console.run`` with ``fake_main`` as the command line; its exit code."""
+    import signal
+
+    import mjscope.cli
+    from mjscope import _console
+
+    monkeypatch.setattr(mjscope.cli, "main", fake_main)
+    monkeypatch.setattr(_console, "_sigint", [False])
+    old = signal.getsignal(signal.SIGINT)
+    try:
+        with pytest.raises(SystemExit) as done:
+            _console.run()
+    finally:
+        signal.signal(signal.SIGINT, old)
+    return int(done.value.code)
+
+
+def _ctrl_c() -> None:
+    import os
+    import signal
+    import time
+
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(0.01)  # the handler runs here
+
+
+def test_a_ctrl_c_a_library_dropped_still_ends_130(monkeypatch) -> None:
+    def swallowed() -> int:  # as CPython drops one raised in an import lock's weakref callback
+        try:
+            _ctrl_c()
+        except KeyboardInterrupt:
+            pass
+        return 0  # the run carried on to its end
+
+    assert _console_code(monkeypatch, swallowed) == 130
+
+
+def test_an_error_after_a_ctrl_c_ends_130_without_a_traceback(monkeypatch) -> None:
+    import ctypes
+
+    def converted() -> int:  # ctypes turns it into ArgumentError while converting an argument
+        try:
+            _ctrl_c()
+        except KeyboardInterrupt:
+            raise ctypes.ArgumentError("argument 1: KeyboardInterrupt: ") from None
+        return 0
+
+    assert _console_code(monkeypatch, converted) == 130
+
+
+def test_an_endless_run_that_noted_its_ctrl_c_keeps_its_exit_code(monkeypatch) -> None:
+    from mjscope.signals import INTERRUPTS
+
+    def endless() -> int:  # a mirror without --duration: Ctrl-C is its normal end
+        INTERRUPTS.reset()
+        try:
+            _ctrl_c()
+        except KeyboardInterrupt:
+            INTERRUPTS.note()
+        return 0
+
+    assert _console_code(monkeypatch, endless) == 0
+
+
+def test_an_error_without_a_ctrl_c_is_not_called_an_interrupt(monkeypatch) -> None:
+    def broken() -> int:
+        raise RuntimeError("a real bug")
+
+    monkeypatch.setattr("mjscope.signals.INTERRUPTS.seen", False)
+    with pytest.raises(RuntimeError, match="a real bug"):
+        _console_code(monkeypatch, broken)
