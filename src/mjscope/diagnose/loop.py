@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 import mujoco
 import numpy as np
 
+from mjscope.diagnose import native_loop
 from mjscope.diagnose.controls import ControlPlan, Spec
 from mjscope.diagnose.probes.base import Reader
 from mjscope.diagnose.recording import Recorder
@@ -63,6 +64,10 @@ def step_loop(
         loaded machine does not inflate.
     """
     readers = rec.bind(model, data)
+    plan = ControlPlan(model, data, specs, rec.rows, cfg.seed, cfg.noise_scale)
+    if rec.fast is not None and not rec.fast.reads and native_loop.available():
+        if plan.feedback is None or plan.feedback.dofs is not None:
+            return _native(model, data, cfg, rec, plan)
     fast = rec.fast or _generic(readers, rec.rows)
     take, idx, views = fast.take, fast.idx, fast.rows
     more = fast.more  # further gather groups (MuJoCo's allocations far apart; rare)
@@ -73,7 +78,6 @@ def step_loop(
     due = 0 if every else -1  # the next row to sample (-1: never)
     rows = rec.rows
     ctrl = data.ctrl  # (nu,) view
-    plan = ControlPlan(model, data, specs, rows, cfg.seed, cfg.noise_scale)
     first = plan.block(0)
     noise: np.ndarray | None = None if plan.constant else first
     ctrl[:] = first[0]
@@ -129,17 +133,80 @@ def step_loop(
                 if bar is not None:
                     bar.update(rec.steps)
     except KeyboardInterrupt:
-        if bar is not None:
-            bar.__exit__(None, None, None)
-        if not rec.flushing:
-            with contextlib.suppress(OutputError):  # a dead writer: the interrupt still wins
-                rec.flush(i)  # the whole rows so far go to the partial CSV
+        _interrupted(rec, i, bar)
         raise
     rec.flush(i)
     if bar is not None:
         bar.update(rec.steps)
         bar.__exit__(None, None, None)
     return wall, cpu, sampled
+
+
+def _native(
+    model: mujoco.MjModel, data: mujoco.MjData, cfg: LoopCfg, rec: Recorder, plan: ControlPlan
+) -> tuple[float, float, int]:
+    """:func:`step_loop` with the steps in C (:mod:`~mjscope.diagnose.native_loop`).
+
+    The rows, events and flushes are the Python loop's: C runs the steps up to the next event
+    (the sampled row, the watched count past its limit, a divergence warning), the block's
+    end or its time slice; the event's row is finished here as the Python loop does it.
+    """
+    fast = rec.fast
+    assert fast is not None
+    count, limit, watch = fast.watch or (None, 0, _noop)
+    every, sample = fast.sampler or (0, _noop)
+    due = 0 if every else -1
+    rows = rec.rows
+    first = plan.block(0)
+    data.ctrl[:] = first[0]
+    loop = native_loop.NativeLoop(
+        model, data, rec.gather.groups, None if count is None else (count, limit),
+        CPU_SAMPLE_EVERY, plan.feedback, native_loop.SLICE_S,
+    )  # fmt: skip
+    loop.set_noise(None if plan.constant else first)
+    wn = memoryview(data.warning.number)
+    w = mujoco.mjtWarning
+    bad = (int(w.mjWARN_BADQPOS), int(w.mjWARN_BADQVEL), int(w.mjWARN_BADQACC))
+    started, bar = time.perf_counter(), None
+    i = tick = 0  # whole rows in the current block; the next row to time
+    try:
+        while rec.steps + i < cfg.steps:
+            stop = min(rows, cfg.steps - rec.steps)
+            code, i, tick = loop.steps(i, stop, tick, due)
+            if code == native_loop.EVENT:
+                if i == due:
+                    sample(rec.steps + i)
+                    due += every
+                if count is not None and count[0] > limit:
+                    watch(i)
+                i += 1
+                if any(wn[k] for k in bad):
+                    break
+            if i == rows:
+                i = tick = 0  # first: an interrupt inside flush must not flush these rows again
+                rec.flush(rows)
+                due = -rec.steps % every if every else -1
+                loop.set_noise(None if plan.constant else plan.block(rec.steps))
+                bar = bar or _late_progress(model, cfg, started)
+                if bar is not None:
+                    bar.update(rec.steps)
+    except KeyboardInterrupt:
+        _interrupted(rec, i, bar)
+        raise
+    rec.flush(i)
+    if bar is not None:
+        bar.update(rec.steps)
+        bar.__exit__(None, None, None)
+    return loop.timing
+
+
+def _interrupted(rec: Recorder, i: int, bar: RunProgress | None) -> None:
+    """Ctrl-C in the loop: close the progress line, flush the whole rows so far."""
+    if bar is not None:
+        bar.__exit__(None, None, None)
+    if not rec.flushing:
+        with contextlib.suppress(OutputError):  # a dead writer: the interrupt still wins
+            rec.flush(i)  # the whole rows so far go to the partial CSV
 
 
 def _generic(readers: list[Reader], rows: int) -> FastPlan:

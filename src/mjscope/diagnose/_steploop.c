@@ -1,0 +1,214 @@
+/* The diagnose rollout's per-step loop in C: control, mj_step, gather, event test.
+ *
+ * mjscope.diagnose.native_loop drives it; this file only runs steps. Nothing here links
+ * against MuJoCo: the caller passes the addresses of mj_step, mj_differentiatePos and
+ * MuJoCo's thread-local error hook (taken from the libmujoco the bindings loaded) and of
+ * every buffer, in one int64 "plan" array (slot names in native_loop.py, same order).
+ *
+ * Per step, as diagnose/loop.py does it in Python: the noise row into ctrl, the held motors'
+ * feedback (MotorHold's simple case), mj_step (every 16th timed: wall and thread CPU), one
+ * word copy per gathered source word, then the event test: the sampled row, the watched
+ * contact count past its limit, a BADQPOS/BADQVEL/BADQACC warning. On an event the call
+ * returns with the row's index; Python does the rest of that row. A call also returns once
+ * it has run its time slice (so Ctrl-C is answered) and at the plan's stop row.
+ *
+ * mju_error inside mj_step (MuJoCo's fatal errors) longjmps back here from a thread-local log
+ * handler, the way MuJoCo's own bindings trap it; other messages (warnings) go on to the
+ * handler that had them before. The message is kept for Python's mujoco.FatalError.
+ * Built with -ffp-contract=off so the feedback's arithmetic is NumPy's, bit for bit.
+ */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <math.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+typedef void (*step_fn)(const void *m, void *d);
+typedef void (*diffpos_fn)(const void *m, double *qvel, double dt, const double *qpos1,
+                           const double *qpos2);
+/* the head of MuJoCo's mjLogMessage (mjtype.h, 3.12 and later) */
+typedef struct {
+  int level; /* mjtLogLevel: 3 is mjLOG_ERROR */
+  int topic;
+  char subject[1024];
+  const char *body;
+  const char *func; /* the function that raised it, or NULL */
+} log_head;
+typedef void (*log_handler)(const log_head *msg);
+typedef log_handler (*tls_fn)(log_handler handler); /* _mjPRIVATE_setTlsLogHandler */
+typedef log_handler (*global_fn)(void);             /* _mjPRIVATE_getGlobalLogHandler */
+
+/* plan slots: keep in this order, native_loop.PLAN_SLOTS names them */
+enum {
+  P_MODEL, P_DATA, P_STEP, P_TLS, P_GLOBAL, P_DIFFPOS,
+  P_CTRL, P_NU, P_NOISE,                        /* noise: (rows, nu) float64 or 0 */
+  P_COUNT, P_LIMIT,                             /* watched int32 count or 0 */
+  P_WARN, P_WSTRIDE, P_WQPOS, P_WQVEL, P_WQACC, /* warning.number base, stride [B], indices */
+  P_I, P_STOP, P_TICK, P_DUE, P_EVERYCPU,       /* state: row, stop row, next timed, sampled */
+  P_TIMES, P_YIELD,                             /* float64 (wall, cpu); time slice [ns] */
+  P_SAMPLED,                                    /* steps timed (int64 slot) */
+  P_MSG,                                        /* char[1024]: a fatal error's message */
+  P_HOLD, P_HOLD_K, P_HOLD_NQ, P_HOLD_NV,       /* held motors: 0 or a hold block */
+  P_HOLD_Q0, P_HOLD_ERR, P_HOLD_QVEL, P_HOLD_QPOS, P_HOLD_BIAS, P_HOLD_PASSIVE,
+  P_HOLD_KP, P_HOLD_KD, P_HOLD_TAU, P_HOLD_DOFS, P_HOLD_SCALE, P_HOLD_LO, P_HOLD_HI,
+  P_HOLD_MOTORS,
+  P_NGROUPS, P_GROUPS                           /* then 5 slots per group */
+};
+
+enum { DONE = 0, EVENT = 1, FATAL = 2 };
+
+static __thread jmp_buf error_jump;
+static __thread char *error_msg;
+static __thread log_handler forward; /* where warnings go on: the thread's or the global */
+
+/* An error unwinds to run_steps; any other message goes where it went before. */
+static void on_log(const log_head *msg) {
+  if (msg->level == 3) { /* "func: subject", as the bindings' FatalError says it */
+    if (msg->func != NULL)
+      snprintf(error_msg, 1024, "%s: %s", msg->func, msg->subject);
+    else
+      snprintf(error_msg, 1024, "%s", msg->subject);
+    longjmp(error_jump, 1);
+  }
+  if (forward != NULL) forward(msg);
+}
+
+static inline int64_t now_ns(clockid_t clock) {
+  struct timespec ts;
+  clock_gettime(clock, &ts);
+  return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* MotorHold.__call__ for motors on distinct hinges/slides, in NumPy's operation order. */
+static void hold_motors(const int64_t *p) {
+  const int64_t k = p[P_HOLD_K], nv = p[P_HOLD_NV];
+  double *err = (double *)p[P_HOLD_ERR], *tau = (double *)p[P_HOLD_TAU];
+  const double *qvel = (const double *)p[P_HOLD_QVEL];
+  const double *bias = (const double *)p[P_HOLD_BIAS];
+  const double *passive = (const double *)p[P_HOLD_PASSIVE];
+  const double *kp = (const double *)p[P_HOLD_KP], *kd = (const double *)p[P_HOLD_KD];
+  const int64_t *dofs = (const int64_t *)p[P_HOLD_DOFS];
+  const int64_t *motors = (const int64_t *)p[P_HOLD_MOTORS];
+  const double *scale = (const double *)p[P_HOLD_SCALE];
+  const double *lo = (const double *)p[P_HOLD_LO], *hi = (const double *)p[P_HOLD_HI];
+  double *ctrl = (double *)p[P_CTRL];
+  ((diffpos_fn)p[P_DIFFPOS])((const void *)p[P_MODEL], err, 1.0,
+                             (const double *)p[P_HOLD_QPOS], (const double *)p[P_HOLD_Q0]);
+  for (int64_t j = 0; j < nv; j++) {
+    double a = bias[j] - passive[j];
+    double b = kp[j] * err[j];
+    double c = kd[j] * qvel[j];
+    tau[j] = (a + b) - c;
+  }
+  for (int64_t r = 0; r < k; r++) {
+    double u = tau[dofs[r]] / scale[r];
+    /* np.clip(u, lo, hi): minimum(maximum(u, lo), hi), NaN kept */
+    if (!isnan(u)) {
+      if (u < lo[r]) u = lo[r];
+      if (u > hi[r]) u = hi[r];
+    }
+    ctrl[motors[r]] = u;
+  }
+}
+
+static int run_steps(int64_t *p) {
+  void *m = (void *)p[P_MODEL], *d = (void *)p[P_DATA];
+  const step_fn step = (step_fn)p[P_STEP];
+  const tls_fn tls = (tls_fn)p[P_TLS];
+  double *ctrl = (double *)p[P_CTRL];
+  const int64_t nu = p[P_NU];
+  const double *noise = (const double *)p[P_NOISE];
+  const int32_t *count = (const int32_t *)p[P_COUNT];
+  const int32_t limit = (int32_t)p[P_LIMIT];
+  const char *warn = (const char *)p[P_WARN];
+  const int64_t ws = p[P_WSTRIDE];
+  const int32_t *w_qpos = (const int32_t *)(warn + ws * p[P_WQPOS]);
+  const int32_t *w_qvel = (const int32_t *)(warn + ws * p[P_WQVEL]);
+  const int32_t *w_qacc = (const int32_t *)(warn + ws * p[P_WQACC]);
+  const int64_t every = p[P_EVERYCPU], stop = p[P_STOP], due = p[P_DUE];
+  const int64_t ngroups = p[P_NGROUPS];
+  const int64_t *groups = p + P_GROUPS;
+  double *times = (double *)p[P_TIMES];
+  const int hold = p[P_HOLD] != 0;
+  int64_t i = p[P_I], tick = p[P_TICK];
+  const int64_t slice = p[P_YIELD], started = now_ns(CLOCK_MONOTONIC);
+
+  error_msg = (char *)p[P_MSG];
+  const log_handler previous = tls(on_log);
+  forward = previous != NULL ? previous : ((global_fn)p[P_GLOBAL])();
+  if (setjmp(error_jump) != 0) {
+    tls(previous);
+    return FATAL; /* p[P_I] holds the row whose step failed */
+  }
+  while (i < stop) {
+    int timed = i == tick;
+    if (noise != NULL) memcpy(ctrl, noise + i * nu, (size_t)nu * sizeof(double));
+    if (hold) hold_motors(p);
+    p[P_I] = i;
+    if (!timed) {
+      step(m, d);
+    } else {
+      int64_t c0 = now_ns(CLOCK_THREAD_CPUTIME_ID), t0 = now_ns(CLOCK_MONOTONIC);
+      step(m, d);
+      int64_t t1 = now_ns(CLOCK_MONOTONIC);
+      times[1] += (double)(now_ns(CLOCK_THREAD_CPUTIME_ID) - c0) * 1e-9;
+      times[0] += (double)(t1 - t0) * 1e-9;
+      p[P_SAMPLED] += 1;
+      tick += every;
+    }
+    for (int64_t g = 0; g < ngroups; g++) {
+      const int64_t *gp = groups + 5 * g;
+      const int32_t *base = (const int32_t *)gp[0];
+      const int64_t *idx = (const int64_t *)gp[1];
+      const int64_t n = gp[2];
+      int32_t *row = (int32_t *)gp[3] + i * gp[4];
+      for (int64_t k = 0; k < n; k++) row[k] = base[idx[k]];
+    }
+    if (i == due || (count != NULL && *count > limit) || *w_qacc || *w_qvel || *w_qpos) {
+      tls(previous);
+      p[P_I] = i;
+      p[P_TICK] = tick;
+      return EVENT;
+    }
+    i++;
+    if (timed && now_ns(CLOCK_MONOTONIC) - started >= slice) break;
+  }
+  tls(previous);
+  p[P_I] = i;
+  p[P_TICK] = tick;
+  return DONE;
+}
+
+static PyObject *run(PyObject *self, PyObject *arg) {
+  int64_t *plan = (int64_t *)PyLong_AsVoidPtr(arg);
+  if (plan == NULL) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "plan address is 0");
+    return NULL;
+  }
+  int code;
+  Py_BEGIN_ALLOW_THREADS
+  code = run_steps(plan);
+  Py_END_ALLOW_THREADS
+  return PyLong_FromLong(code);
+}
+
+static PyObject *slot_count(PyObject *self, PyObject *unused) {
+  return PyLong_FromLong(P_GROUPS);
+}
+
+static PyMethodDef methods[] = {
+    {"run", run, METH_O, "Run steps of the plan at this address; 0 done, 1 event, 2 fatal."},
+    {"slot_count", slot_count, METH_NOARGS, "Slots before the groups' (a layout check)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_steploop", "The diagnose rollout's step loop in C.", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__steploop(void) { return PyModule_Create(&module); }
