@@ -91,6 +91,28 @@ def test_native_rollout_is_the_python_rollout(monkeypatch, tmp_path, name, kw):
     _same(a, b)
 
 
+MIXED = """<mujoco><option timestep="0.002"/><worldbody>
+<geom type="plane" size="2 2 .1" condim="1"/>
+<body pos="0 0 0.11"><freejoint/><geom type="box" size=".1 .1 .1" condim="3"/></body>
+<body pos="0.5 0 0.3"><freejoint/><geom type="box" size=".1 .1 .1" condim="1"/></body>
+<body pos="-0.5 0 0.2"><freejoint/><geom type="sphere" size=".1" condim="6"/></body>
+</worldbody></mujoco>"""
+
+
+@needs_native
+def test_condim_1_rows_go_to_python_in_step_order(monkeypatch, tmp_path):
+    # the condim-1 box lands later: the first samples are captured in C, the later ones
+    # (its slip speed) sampled in Python after the captured ones are drained
+    def mixed() -> mujoco.MjModel:
+        return mujoco.MjModel.from_xml_string(MIXED)
+
+    a = _run(monkeypatch, mixed(), False, tmp_path, steps=1200, contact_every=3)
+    b = _run(monkeypatch, mixed(), True, tmp_path, steps=1200, contact_every=3)
+    assert b[2] > 100  # the condim-1 samples were events
+    assert {p["condim"] for p in b[0].probes["contact_pairs"]} == {1, 3, 6}
+    _same(a, b)
+
+
 @needs_native
 def test_time_slices_change_nothing(monkeypatch, tmp_path):
     a = _run(monkeypatch, load("fr3"), True, tmp_path, steps=1000, contact_every=0)

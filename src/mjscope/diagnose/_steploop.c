@@ -8,7 +8,9 @@
  * Per step, as diagnose/loop.py does it in Python: the noise row into ctrl, the held motors'
  * feedback (MotorHold's simple case), mj_step (every 16th timed: wall and thread CPU), one
  * word copy per gathered source word, then the event test: the sampled row, the watched
- * contact count past its limit, a BADQPOS/BADQVEL/BADQACC warning. On an event the call
+ * contact count past its limit, a BADQPOS/BADQVEL/BADQACC warning. The sampled row's contacts
+ * are captured here when C can (forces by mj_contactForce), else that row is an event. On an
+ * event the call
  * returns with the row's index; Python does the rest of that row. A call also returns once
  * it has run its time slice (so Ctrl-C is answered) and at the plan's stop row.
  *
@@ -42,6 +44,7 @@ typedef struct {
 typedef void (*log_handler)(const log_head *msg);
 typedef log_handler (*tls_fn)(log_handler handler); /* _mjPRIVATE_setTlsLogHandler */
 typedef log_handler (*global_fn)(void);             /* _mjPRIVATE_getGlobalLogHandler */
+typedef void (*force_fn)(const void *m, const void *d, int id, double result[6]);
 
 /* plan slots: keep in this order, native_loop.PLAN_SLOTS names them */
 enum {
@@ -57,8 +60,14 @@ enum {
   P_HOLD_Q0, P_HOLD_ERR, P_HOLD_QVEL, P_HOLD_QPOS, P_HOLD_BIAS, P_HOLD_PASSIVE,
   P_HOLD_KP, P_HOLD_KD, P_HOLD_TAU, P_HOLD_DOFS, P_HOLD_SCALE, P_HOLD_LO, P_HOLD_HI,
   P_HOLD_MOTORS,
+  P_CAP, P_CAP_N, P_CAP_MAX, P_SEVERY, P_STEP0,  /* sampled contacts: buffer, count, ... */
+  P_NCON, P_TIME, P_SLOTS, P_FORCE, P_C_STRIDE,  /* ncon, time, contacts handled, ... */
+  P_C_DIST, P_C_GEOM, P_C_DIM, P_C_EXCLUDE, P_C_FRICTION, P_C_SOLREF, P_C_SOLIMP,
   P_NGROUPS, P_GROUPS                           /* then 5 slots per group */
 };
+
+enum { CAP_WIDTH = 24 }; /* contact_pairs.FIELDS: step, k, g1, g2, dist, dim, mu, f_n, f_t1,
+                            f_t2, vt, time; then friction[5], solref[2], solimp[5] */
 
 enum { DONE = 0, EVENT = 1, FATAL = 2 };
 
@@ -116,6 +125,49 @@ static void hold_motors(const int64_t *p) {
   }
 }
 
+/* The sampled row's contacts into the capture buffer (ContactDetailProbe.drain reads them);
+ * 0 when it needs Python instead: more contacts than the slots, a condim-1 contact (its slip
+ * speed), a full buffer. */
+static int capture(int64_t *p, int64_t row) {
+  const int32_t ncon = *(const int32_t *)p[P_NCON];
+  int64_t *count = (int64_t *)p[P_CAP_N];
+  if (ncon == 0) return 1;
+  if (ncon > p[P_SLOTS] || *count + ncon > p[P_CAP_MAX]) return 0;
+  const int64_t st = p[P_C_STRIDE];
+  const char *dim = (const char *)p[P_C_DIM], *exclude = (const char *)p[P_C_EXCLUDE];
+  for (int32_t k = 0; k < ncon; k++)
+    if (*(const int32_t *)(dim + k * st) == 1 && *(const int32_t *)(exclude + k * st) == 0)
+      return 0;
+  const char *dist = (const char *)p[P_C_DIST], *geom = (const char *)p[P_C_GEOM];
+  const char *fr = (const char *)p[P_C_FRICTION], *sr = (const char *)p[P_C_SOLREF];
+  const char *si = (const char *)p[P_C_SOLIMP];
+  double *out = (double *)p[P_CAP] + *count * CAP_WIDTH;
+  double f6[6];
+  for (int32_t k = 0; k < ncon; k++) {
+    if (*(const int32_t *)(exclude + k * st)) continue;
+    ((force_fn)p[P_FORCE])((const void *)p[P_MODEL], (const void *)p[P_DATA], k, f6);
+    const int32_t *g = (const int32_t *)(geom + k * st);
+    out[0] = (double)(p[P_STEP0] + row);
+    out[1] = k;
+    out[2] = g[0];
+    out[3] = g[1];
+    out[4] = *(const double *)(dist + k * st);
+    out[5] = *(const int32_t *)(dim + k * st);
+    out[6] = *(const double *)(fr + k * st);
+    out[7] = f6[0];
+    out[8] = f6[1];
+    out[9] = f6[2];
+    out[10] = NAN; /* vt: only condim 1 needs it, and those rows are Python's */
+    out[11] = *(const double *)p[P_TIME];
+    memcpy(out + 12, fr + k * st, 5 * sizeof(double));
+    memcpy(out + 17, sr + k * st, 2 * sizeof(double));
+    memcpy(out + 19, si + k * st, 5 * sizeof(double));
+    out += CAP_WIDTH;
+    *count += 1;
+  }
+  return 1;
+}
+
 static int run_steps(int64_t *p) {
   void *m = (void *)p[P_MODEL], *d = (void *)p[P_DATA];
   const step_fn step = (step_fn)p[P_STEP];
@@ -130,7 +182,9 @@ static int run_steps(int64_t *p) {
   const int32_t *w_qpos = (const int32_t *)(warn + ws * p[P_WQPOS]);
   const int32_t *w_qvel = (const int32_t *)(warn + ws * p[P_WQVEL]);
   const int32_t *w_qacc = (const int32_t *)(warn + ws * p[P_WQACC]);
-  const int64_t every = p[P_EVERYCPU], stop = p[P_STOP], due = p[P_DUE];
+  const int64_t every = p[P_EVERYCPU], stop = p[P_STOP], severy = p[P_SEVERY];
+  const int cap = p[P_CAP] != 0;
+  int64_t due = p[P_DUE];
   const int64_t ngroups = p[P_NGROUPS];
   const int64_t *groups = p + P_GROUPS;
   double *times = (double *)p[P_TIMES];
@@ -169,10 +223,12 @@ static int run_steps(int64_t *p) {
       int32_t *row = (int32_t *)gp[3] + i * gp[4];
       for (int64_t k = 0; k < n; k++) row[k] = base[idx[k]];
     }
+    if (i == due && cap && capture(p, i)) due += severy; /* sampled here, no event */
     if (i == due || (count != NULL && *count > limit) || *w_qacc || *w_qvel || *w_qpos) {
       tls(previous);
       p[P_I] = i;
       p[P_TICK] = tick;
+      p[P_DUE] = due;
       return EVENT;
     }
     i++;
@@ -181,6 +237,7 @@ static int run_steps(int64_t *p) {
   tls(previous);
   p[P_I] = i;
   p[P_TICK] = tick;
+  p[P_DUE] = due;
   return DONE;
 }
 
@@ -201,9 +258,14 @@ static PyObject *slot_count(PyObject *self, PyObject *unused) {
   return PyLong_FromLong(P_GROUPS);
 }
 
+static PyObject *capture_width(PyObject *self, PyObject *unused) {
+  return PyLong_FromLong(CAP_WIDTH);
+}
+
 static PyMethodDef methods[] = {
     {"run", run, METH_O, "Run steps of the plan at this address; 0 done, 1 event, 2 fatal."},
     {"slot_count", slot_count, METH_NOARGS, "Slots before the groups' (a layout check)."},
+    {"capture_width", capture_width, METH_NOARGS, "Floats per captured contact (a check)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -5,3 +5,6 @@ def run(plan: int, /) -> int:
 
 def slot_count() -> int:
     """Slots before the gather groups' (a layout check)."""
+
+def capture_width() -> int:
+    """Floats per captured contact (a layout check)."""

@@ -159,9 +159,12 @@ def _native(
     rows = rec.rows
     first = plan.block(0)
     data.ctrl[:] = first[0]
+    capture = fast.sampler and next(
+        (c for p in rec.probes if (c := getattr(p, "capture", _none)()) is not None), None
+    )
     loop = native_loop.NativeLoop(
         model, data, rec.gather.groups, None if count is None else (count, limit),
-        CPU_SAMPLE_EVERY, plan.feedback, native_loop.SLICE_S,
+        CPU_SAMPLE_EVERY, plan.feedback, native_loop.SLICE_S, capture or None,
     )  # fmt: skip
     loop.set_noise(None if plan.constant else first)
     wn = memoryview(data.warning.number)
@@ -172,7 +175,7 @@ def _native(
     try:
         while rec.steps + i < cfg.steps:
             stop = min(rows, cfg.steps - rec.steps)
-            code, i, tick = loop.steps(i, stop, tick, due)
+            code, i, tick, due = loop.steps(i, stop, tick, due, rec.steps)
             if code == native_loop.EVENT:
                 if i == due:
                     sample(rec.steps + i)
@@ -220,6 +223,10 @@ def _generic(readers: list[Reader], rows: int) -> FastPlan:
 
 
 def _noop(i: int) -> None:
+    return None
+
+
+def _none() -> None:
     return None
 
 

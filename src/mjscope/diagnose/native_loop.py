@@ -29,6 +29,7 @@ import mujoco
 import numpy as np
 
 from mjscope.diagnose.hold import MotorHold
+from mjscope.diagnose.probes.contact_detail import CAPTURE_WIDTH, Capture
 
 try:  # built by pip install (setup.py); optional
     from mjscope.diagnose import _steploop
@@ -45,7 +46,9 @@ PLAN_SLOTS = (
     "i", "stop", "tick", "due", "every_cpu", "times", "yield_ns", "sampled", "msg",
     "hold", "hold_k", "hold_nq", "hold_nv", "hold_q0", "hold_err", "hold_qvel", "hold_qpos",
     "hold_bias", "hold_passive", "hold_kp", "hold_kd", "hold_tau", "hold_dofs", "hold_scale",
-    "hold_lo", "hold_hi", "hold_motors", "ngroups",
+    "hold_lo", "hold_hi", "hold_motors",
+    "cap", "cap_n", "cap_max", "severy", "step0", "ncon", "time", "slots", "force", "c_stride",
+    "c_dist", "c_geom", "c_dim", "c_exclude", "c_friction", "c_solref", "c_solimp", "ngroups",
 )  # fmt: skip
 SLOT = {name: k for k, name in enumerate(PLAN_SLOTS)}
 DONE, EVENT, FATAL = 0, 1, 2
@@ -66,6 +69,7 @@ def _symbols() -> dict[str, int] | None:
             "tls": "_mjPRIVATE_setTlsLogHandler",
             "global": "_mjPRIVATE_getGlobalLogHandler",
             "diffpos": "mj_differentiatePos",
+            "force": "mj_contactForce",
         }
         out = {k: ctypes.cast(getattr(lib, n), ctypes.c_void_p).value for k, n in names.items()}
     except (OSError, AttributeError):
@@ -79,7 +83,8 @@ def available() -> bool:
     """Whether the compiled loop can run here (built, symbols found, not switched off)."""
     if _steploop is None or os.environ.get(ENV, "").lower() == "python":
         return False
-    return _steploop.slot_count() == len(PLAN_SLOTS) and _symbols() is not None
+    layout = (_steploop.slot_count(), _steploop.capture_width())
+    return layout == (len(PLAN_SLOTS), CAPTURE_WIDTH) and _symbols() is not None
 
 
 def _addr(a: Any) -> int:
@@ -98,6 +103,8 @@ class NativeLoop:
         hold: The held motors, or ``None``; only the simple case
             (:attr:`MotorHold.dofs` not ``None``).
         slice_s: A call returns at the first timed step after this long [s].
+        capture: Where the sampled rows' contacts go (``None``: every sampled row is an
+            event, sampled in Python).
     """
 
     def __init__(
@@ -109,6 +116,7 @@ class NativeLoop:
         every: int,
         hold: MotorHold | None,
         slice_s: float = SLICE_S,
+        capture: Capture | None = None,
     ) -> None:
         sym = _symbols()
         assert sym is not None and _steploop is not None
@@ -118,7 +126,7 @@ class NativeLoop:
         self._keep: list[Any] = [groups, self.times, self.msg]  # alive while the plan is
         p, s = self.plan, SLOT
         p[s["model"]], p[s["data"]] = model._address, data._address
-        for k in ("step", "tls", "global", "diffpos"):
+        for k in ("step", "tls", "global", "diffpos", "force"):
             p[s[k]] = sym[k]
         p[s["ctrl"]], p[s["nu"]] = _addr(data.ctrl), model.nu
         if count is not None:
@@ -134,6 +142,8 @@ class NativeLoop:
         p[s["times"]], p[s["msg"]] = _addr(self.times), _addr(self.msg)
         if hold is not None:
             self._hold(hold, data)
+        if capture is not None:
+            self._capture(capture)
         p[s["ngroups"]] = len(groups)
         for g, (flat, idx, block) in enumerate(groups):
             if idx.dtype != np.intp or not block.flags.c_contiguous:  # pragma: no cover
@@ -161,6 +171,21 @@ class NativeLoop:
         p[s["hold"]], p[s["hold_k"]] = 1, hold.motors.size
         p[s["hold_nq"]], p[s["hold_nv"]] = hold.model.nq, hold.model.nv
 
+    def _capture(self, c: Capture) -> None:
+        """The sampled contacts' buffer and the ``mjContact`` fields C reads."""
+        p, s = self.plan, SLOT
+        if c.buffer.shape[1] != CAPTURE_WIDTH or not c.buffer.flags.c_contiguous:
+            raise TypeError(f"capture buffer must be C-contiguous (n, {CAPTURE_WIDTH}) float64")
+        self._keep.append(c)
+        p[s["cap"]], p[s["cap_n"]], p[s["cap_max"]] = (
+            _addr(c.buffer), _addr(c.filled), c.buffer.shape[0],
+        )  # fmt: skip
+        p[s["severy"]], p[s["ncon"]], p[s["slots"]] = c.every, _addr(c.ncon), c.slots
+        p[s["time"]] = _addr(c.time)
+        p[s["c_stride"]] = c.stride
+        for k in ("dist", "geom", "dim", "exclude", "friction", "solref", "solimp"):
+            p[s[f"c_{k}"]] = c.fields[k]
+
     def set_noise(self, noise: np.ndarray | None) -> None:
         """The block's control rows ``(rows, nu)`` (``None``: ``ctrl`` stays as it is)."""
         if noise is None:
@@ -170,23 +195,29 @@ class NativeLoop:
         self._noise = noise
         self.plan[SLOT["noise"]] = _addr(noise)
 
-    def steps(self, i: int, stop: int, tick: int, due: int) -> tuple[int, int, int]:
+    def steps(
+        self, i: int, stop: int, tick: int, due: int, step0: int
+    ) -> tuple[int, int, int, int]:
         """Run rows ``i`` .. ``stop - 1`` until an event, the stop or the time slice.
 
+        ``step0``: the rollout step of row 0 (the captured contacts' step numbers).
+
         Returns:
-            (code, row, next timed row): on :data:`EVENT` ``row`` is the event's row (its
-            step and gather done), else the next row to run.
+            (code, row, next timed row, next sampled row): on :data:`EVENT` ``row`` is the
+            event's row (its step and gather done), else the next row to run.
 
         Raises:
             mujoco.FatalError: MuJoCo's error inside ``mj_step`` (``row`` is lost with it).
         """
         p, s = self.plan, SLOT
-        p[s["i"]], p[s["stop"]], p[s["tick"]], p[s["due"]] = i, stop, tick, due
+        p[s["i"]], p[s["stop"]], p[s["tick"]], p[s["due"]], p[s["step0"]] = (
+            i, stop, tick, due, step0,
+        )  # fmt: skip
         code = self.run(self.address)
         if code == FATAL:
             text = bytes(self.msg).split(b"\0", 1)[0].decode("utf-8", "replace")
             raise mujoco.FatalError(text)
-        return code, int(p[s["i"]]), int(p[s["tick"]])
+        return code, int(p[s["i"]]), int(p[s["tick"]]), int(p[s["due"]])
 
     @property
     def timing(self) -> tuple[float, float, int]:

@@ -9,11 +9,13 @@ the pair's contacts, because the solver may load one corner of a resting box lig
 that corner to its cone), or when it is frictionless (condim 1) and its surfaces move
 tangentially faster than :data:`SLIP_SPEED`.
 
-The probe reads every ``every``-th step (a Python call per contact: the rollout stays cheap
-when only the per-pair summary is wanted); with a path it writes every sampled contact as one
-row of a long-format CSV (``--contacts FILE.csv``), through a partial file renamed when the
-rollout completes (:mod:`mjscope.diagnose.outputs`); the CSV's tangential slip speed ``vt``
-is measured for every condim (without a file only for condim 1, where slip needs it).
+The probe reads every ``every``-th step: each sampled step's contacts become rows of a capture
+buffer (:mod:`~mjscope.diagnose.probes.contact_pairs`; filled in C by the compiled loop, see
+:meth:`ContactDetailProbe.capture`, else here), taken into the per-pair totals a block at a
+time. With a path it writes every sampled contact as one row of a long-format CSV
+(``--contacts FILE.csv``), through a partial file renamed when the rollout completes
+(:mod:`mjscope.diagnose.outputs`); the CSV's tangential slip speed ``vt`` is measured for
+every condim (without a file only for condim 1, where slip needs it).
 """
 
 from __future__ import annotations
@@ -21,28 +23,54 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 import mujoco
 import numpy as np
 
 from mjscope.diagnose.names import geom_name
 from mjscope.diagnose.outputs import commit, partial_path
+from mjscope.diagnose.probes import contact_pairs as cp
 from mjscope.diagnose.probes.base import Probe, Reader
+from mjscope.diagnose.probes.contact_pairs import MIN_NORMAL, SLIP_SPEED, SLIP_TOL, PairTotals
 from mjscope.diagnose.probes.contacts import ContactViews
+from mjscope.diagnose.recording.scalars import scalar_views
 from mjscope.exceptions import OutputError
 
-SLIP_TOL = 0.02  # friction counts as saturated within 2 % of μ·f_n [1]
-SLIP_SPEED = 1e-3  # frictionless contacts slide above this tangential speed [m/s]
-MIN_NORMAL = 1e-6  # contacts with a smaller normal force carry nothing [N]
+__all__ = ["CAPTURE_WIDTH", "MIN_NORMAL", "SLIP_SPEED", "SLIP_TOL", "Capture",
+           "ContactDetailProbe"]  # fmt: skip
+
 CONTACTS_HEADER = (
     "step,time [s],geom1,geom2,dist [m],condim,friction [1],solref_timeconst [s],"
     "solref_dampratio [1],fn [N],ft [N],ft_over_mufn [1],vt [m/s],sliding"
 )
+CAPTURE_WIDTH = cp.WIDTH  # floats per captured contact (contact_pairs.FIELDS, then params)
+CAPTURE_SAMPLES = 128  # samples of full slots the capture buffer holds between drains
 
-# Per-pair accumulator slots.
-(_N, _SLIDE, _LATE, _LATE_SLIDE, _FN_MAX, _FN_SUM, _FT_MAX, _RATIO_MAX, _DIST_MIN, _LAST,
- _LAST_SLIDE) = range(11)  # fmt: skip
+
+class Capture(NamedTuple):
+    """Where a compiled loop puts the sampled rows' contacts (:meth:`ContactDetailProbe.drain`).
+
+    Attributes:
+        every: Sample stride [steps].
+        buffer: ``(n, CAPTURE_WIDTH)`` float64 rows, one per contact.
+        filled: ``(1,)`` int64: rows filled.
+        ncon: ``(1,)`` int32 view of ``data.ncon``.
+        time: ``(1,)`` float64 view of ``data.time``.
+        slots: Most contacts a sampled step may have (more: sampled in Python).
+        stride: ``sizeof(mjContact)`` [B].
+        fields: Address of contact 0's ``dist``, ``geom``, ``dim``, ``exclude``,
+            ``friction``, ``solref``, ``solimp``.
+    """
+
+    every: int
+    buffer: np.ndarray
+    filled: np.ndarray
+    ncon: np.ndarray
+    time: np.ndarray
+    slots: int
+    stride: int
+    fields: dict[str, int]
 
 
 class ContactDetailProbe(Probe):
@@ -61,21 +89,19 @@ class ContactDetailProbe(Probe):
         self.partial = partial_path(self.path) if self.path is not None else None
         self.fh: IO[str] | None = None
         self.lines: list[str] = []
-        self.pairs: dict[tuple[int, int], list[float]] = {}
-        self.params: dict[tuple[int, int], dict[str, Any]] = {}
+        self.totals = PairTotals(self.late_from)
         self.step = 0
 
     def bind(self, model: mujoco.MjModel, data: mujoco.MjData, out: np.ndarray) -> None:  # noqa: D102
         super().bind(model, data, out)
         self.f6 = np.zeros(6)
-        self.fv = self.f6.data  # Python floats without a list per contact
         self.views = ContactViews(data, 32)
-        v = self.views
-        self.fields = (v.geom1, v.geom2, v.dist, v.dim, v.mu, v.exclude)
         self.v1, self.v2 = np.zeros(6), np.zeros(6)
         self.h = float(model.opt.timestep)
         self.names = [geom_name(model, g) for g in range(model.ngeom)] + ["(flex)"]
         self.step = 0
+        self.buffer = np.zeros((self.views.slots * CAPTURE_SAMPLES, CAPTURE_WIDTH))
+        self.filled = np.zeros(1, np.int64)
         if self.partial is not None and self.fh is None:
             try:
                 self.fh = self.partial.open("w", encoding="utf-8", newline="\n")
@@ -122,114 +148,91 @@ class ContactDetailProbe(Probe):
 
         return self.every, sample_step
 
-    def _sample(self, step: int) -> None:
-        """Capture this step's contacts (there is at least one) into the per-pair totals."""
-        groups: dict[tuple[int, int], list[tuple[Any, ...]]] = {}
-        for row in self._contacts():
-            key = (row[0], row[1])
-            rows = groups.get(key)
-            if rows is None:
-                groups[key] = [row]
-            else:
-                rows.append(row)
-        late = step >= self.late_from
-        add = self._add_pair
-        for key, rows in groups.items():
-            add(key, rows, step, late)
+    def capture(self) -> Capture | None:
+        """The buffer a compiled loop fills at sampled steps, or ``None`` (sample in Python).
 
-    def _contacts(self) -> list[tuple[Any, ...]]:
-        """(g1, g2, dist, dim, μ, f_n, |f_t|, v_t, index) of each active contact.
-
-        The first slots are read through fixed views (one list per field, Python numbers);
-        contacts beyond them through ``data.contact``.
+        ``None`` with a contacts CSV (its rows need every contact's slip speed) or where
+        ``ncon`` and ``time`` cannot be viewed. The loop leaves a step to :meth:`sampler`'s
+        function when it has more contacts than the viewed slots, a condim-1 contact (the
+        slip speed) or no room left in the buffer.
         """
-        m, d, v = self.model, self.data, self.views
-        n = d.ncon
-        s = min(n, v.slots)
-        fields = [a[:s].tolist() for a in self.fields]
-        for k in range(s, n):  # beyond the viewed slots (rare): one struct read each
-            c = d.contact[k]
-            extra = (int(c.geom[0]), int(c.geom[1]), float(c.dist), int(c.dim))
-            for lst, x in zip(fields, (*extra, float(c.friction[0]), int(c.exclude)), strict=True):
-                lst.append(x)
-        out = []
-        force, hypot, nan, f6, fv = mujoco.mj_contactForce, math.hypot, math.nan, self.f6, self.fv
-        every_dim = self.path is not None  # the CSV has vt for every condim
-        k = -1
-        for g1, g2, dist, dim, mu, exclude in zip(*fields, strict=True):
-            k += 1
-            if exclude:
-                continue
-            force(m, d, k, f6)
-            vt = self._slip_speed(d.contact[k]) if dim == 1 or every_dim else nan
-            out.append((g1, g2, dist, dim, mu, fv[0], hypot(fv[1], fv[2]), vt, k))
-        return out
-
-    def _add_pair(
-        self, key: tuple[int, int], rows: list[tuple[Any, ...]], step: int, late: bool
-    ) -> None:
-        """One geom pair at one step: its contacts' totals decide whether it slides."""
-        if len(rows) == 1:  # the usual case; the same numbers as the sums below
-            r = rows[0]
-            dim, mu, dmin, vmax = r[3], r[4], r[2], r[7]
-            fn, ft = 0 + r[5], 0 + r[6]
-        else:
-            dim, mu = rows[0][3], rows[0][4]
-            fn = sum([r[5] for r in rows])
-            ft = sum([r[6] for r in rows])
-            dmin = min([r[2] for r in rows])
-            vmax = max([r[7] for r in rows])
-        ratio = ft / (mu * fn) if fn > MIN_NORMAL and mu > 0 and dim > 1 else 0.0
-        if dim > 1:
-            sliding = fn > MIN_NORMAL and ratio >= 1.0 - SLIP_TOL
-        else:
-            sliding = fn > MIN_NORMAL and vmax > SLIP_SPEED
-        acc = self.pairs.get(key)
-        if acc is None:
-            acc = self._new_pair(key, rows[0][8], dim)
-        acc[0] += 1  # _N
-        acc[1] += sliding  # _SLIDE
-        if late:
-            acc[2] += 1  # _LATE
-            acc[3] += sliding  # _LATE_SLIDE
-        if fn > acc[4]:  # _FN_MAX; the comparisons keep max()/min()'s picks, NaN included
-            acc[4] = fn
-        acc[5] += fn  # _FN_SUM
-        if ft > acc[6]:  # _FT_MAX
-            acc[6] = ft
-        if ratio > acc[7]:  # _RATIO_MAX
-            acc[7] = ratio
-        if dmin < acc[8]:  # _DIST_MIN
-            acc[8] = dmin
-        acc[9], acc[10] = step, sliding  # _LAST, _LAST_SLIDE
-        if self.fh is not None:
-            self._lines(key, rows, step, sliding)
-
-    def _new_pair(self, key: tuple[int, int], k: int, dim: int) -> list[float]:
-        """The accumulator of a pair first seen at contact ``k``; records its parameters."""
-        c = self.data.contact[k]
-        acc = self.pairs[key] = [0.0] * 11
-        acc[_DIST_MIN] = float("inf")
-        self.params[key] = {
-            "condim": dim,
-            "friction": [float(x) for x in c.friction],
-            "solref": [float(x) for x in c.solref],
-            "solimp": [float(x) for x in c.solimp],
+        if self.path is not None:
+            return None
+        views = scalar_views(self.data, ("ncon", "time"))
+        if views is None:
+            return None
+        con = self.data.contact
+        fields = {
+            k: int(np.asarray(getattr(con, k)).__array_interface__["data"][0])
+            for k in ("dist", "geom", "dim", "exclude", "friction", "solref", "solimp")
         }
-        return acc
+        return Capture(
+            self.every, self.buffer, self.filled, views["ncon"], views["time"],
+            self.views.slots, int(self.views.dist.strides[0]), fields,
+        )  # fmt: skip
 
-    def _lines(
-        self, key: tuple[int, int], rows: list[tuple[Any, ...]], step: int, sliding: bool
-    ) -> None:
-        """The long-CSV rows of one pair's contacts at one step."""
-        t = self.data.time - self.h
-        n1, n2 = self.names[key[0]], self.names[key[1]]
-        tc, dr = self.params[key]["solref"]  # the pair's mixed solref (first contact's)
-        for _, _, dist, dim, mu, fn, ft, vt, _ in rows:
-            r = ft / (mu * fn) if fn > MIN_NORMAL and mu > 0 and dim > 1 else 0.0
+    def _sample(self, step: int) -> None:
+        """This step's contacts (there is at least one) into the capture buffer."""
+        rows = self._rows(step)
+        n = int(self.filled[0])
+        if n + rows.shape[0] > self.buffer.shape[0]:
+            self.drain()
+            n = 0
+        if rows.shape[0] > self.buffer.shape[0]:  # more contacts than the buffer holds
+            self._take(rows)
+            return
+        self.buffer[n : n + rows.shape[0]] = rows
+        self.filled[0] = n + rows.shape[0]
+
+    def _rows(self, step: int) -> np.ndarray:
+        """The captured rows of this step's contacts (excluded ones left out)."""
+        m, d = self.model, self.data
+        c = d.contact
+        keep = np.flatnonzero(np.asarray(c.exclude) == 0)
+        rows = np.zeros((keep.size, CAPTURE_WIDTH))
+        rows[:, cp.STEP], rows[:, cp.K], rows[:, cp.TIME] = step, keep, d.time
+        rows[:, cp.G1 : cp.G2 + 1] = c.geom[keep]
+        rows[:, cp.DIST], rows[:, cp.DIM] = c.dist[keep], c.dim[keep]
+        friction = c.friction[keep]
+        rows[:, cp.MU] = friction[:, 0]
+        rows[:, cp.PARAMS] = np.concatenate([friction, c.solref[keep], c.solimp[keep]], axis=1)
+        every_dim = self.path is not None  # the CSV has vt for every condim
+        f6, force = self.f6, mujoco.mj_contactForce
+        for j, k in enumerate(keep.tolist()):
+            force(m, d, k, f6)
+            rows[j, cp.FN : cp.F2 + 1] = f6[:3]
+            slips = every_dim or rows[j, cp.DIM] == 1
+            rows[j, cp.VT] = self._slip_speed(d.contact[k]) if slips else math.nan
+        return rows
+
+    def drain(self) -> None:
+        """Take the captured contacts into the per-pair totals (and the CSV's lines)."""
+        n = int(self.filled[0])
+        if not n:
+            return
+        self.filled[0] = 0
+        self._take(self.buffer[:n])
+
+    def _take(self, rows: np.ndarray) -> None:
+        groups = self.totals.add(rows)
+        if self.fh is not None:
+            self._lines(rows, groups)
+
+    def _lines(self, rows: np.ndarray, groups: cp.Groups) -> None:
+        """The long-CSV rows of captured contacts, in capture order."""
+        names, h, index, params = self.names, self.h, self.totals.index, self.totals.params
+        sliding = groups.sliding[groups.of_row].tolist()
+        ft_rows = groups.ft_rows.tolist()
+        for j, r in enumerate(rows.tolist()):
+            step, g1, g2, dim = int(r[cp.STEP]), int(r[cp.G1]), int(r[cp.G2]), int(r[cp.DIM])
+            dist, mu, fn, vt, ft = r[cp.DIST], r[cp.MU], r[cp.FN], r[cp.VT], ft_rows[j]
+            t = r[cp.TIME] - h
+            tc, dr = params[index[(g1, g2)]]["solref"]  # the pair's mixed solref
+            ratio = ft / (mu * fn) if fn > MIN_NORMAL and mu > 0 and dim > 1 else 0.0
             self.lines.append(
-                f"{step},{t:.10g},{n1},{n2},{dist:.10g},{dim},{mu:.10g},{tc:.10g},"
-                f"{dr:.10g},{fn:.10g},{ft:.10g},{r:.10g},{vt:.10g},{int(sliding)}\n"
+                f"{step},{t:.10g},{names[g1]},{names[g2]},{dist:.10g},{dim},{mu:.10g},"
+                f"{tc:.10g},{dr:.10g},{fn:.10g},{ft:.10g},{ratio:.10g},{vt:.10g},"
+                f"{int(sliding[j])}\n"
             )
 
     def _slip_speed(self, c: Any) -> float:
@@ -246,6 +249,7 @@ class ContactDetailProbe(Probe):
         return float(np.linalg.norm(frame[1:] @ rel))
 
     def flush(self, n: int, start: int, raw: np.ndarray) -> None:  # noqa: D102
+        self.drain()
         self.step = start + n  # the steps read so far (the fast reader does not count them)
         if self.fh is not None and self.lines:
             try:
@@ -270,25 +274,28 @@ class ContactDetailProbe(Probe):
             fh.close()
 
     def summary(self) -> dict[str, Any]:  # noqa: D102
+        self.drain()
         rows = []
-        for key, acc in self.pairs.items():
-            n = acc[_N]
+        for key, params, acc in self.totals.rows():
+            n = acc[cp.N]
             rows.append(
                 {
                     "geom1": self.names[key[0]],
                     "geom2": self.names[key[1]],
-                    **self.params[key],
+                    **params,
                     "samples": int(n),
-                    "min_dist_m": acc[_DIST_MIN],
-                    "max_normal_n": acc[_FN_MAX],
-                    "mean_normal_n": acc[_FN_SUM] / n if n else 0.0,
-                    "max_tangential_n": acc[_FT_MAX],
-                    "max_ft_over_mufn": acc[_RATIO_MAX],
-                    "sliding_fraction": acc[_SLIDE] / n if n else 0.0,
-                    "late_samples": int(acc[_LATE]),
-                    "late_sliding_fraction": acc[_LATE_SLIDE] / acc[_LATE] if acc[_LATE] else 0.0,
-                    "last_step": int(acc[_LAST]),
-                    "last_sliding": bool(acc[_LAST_SLIDE]),
+                    "min_dist_m": acc[cp.DIST_MIN],
+                    "max_normal_n": acc[cp.FN_MAX],
+                    "mean_normal_n": acc[cp.FN_SUM] / n if n else 0.0,
+                    "max_tangential_n": acc[cp.FT_MAX],
+                    "max_ft_over_mufn": acc[cp.RATIO_MAX],
+                    "sliding_fraction": acc[cp.SLIDE] / n if n else 0.0,
+                    "late_samples": int(acc[cp.LATE]),
+                    "late_sliding_fraction": (
+                        acc[cp.LATE_SLIDE] / acc[cp.LATE] if acc[cp.LATE] else 0.0
+                    ),
+                    "last_step": int(acc[cp.LAST]),
+                    "last_sliding": bool(acc[cp.LAST_SLIDE]),
                 }
             )
         rows.sort(key=lambda r: -r["max_normal_n"])
