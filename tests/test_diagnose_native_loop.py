@@ -82,12 +82,35 @@ def test_available_where_built():
         ("fr3", {"steps": 1200}),  # motors: the held motors' feedback in C
         ("gripper_cylinder", {"steps": 900, "ctrl": "sine", "contact_every": 0}),
         ("quadruped", {"steps": 700, "contact_every": 1, "columns": ("qpos", "qvel")}),
+        ("fourbar", {"steps": 1500}),  # a connect equality: its per-step read in C
+        ("g20_left", {"steps": 600, "ctrl": "noise"}),  # mimic joints: joint equalities
     ],
 )
 def test_native_rollout_is_the_python_rollout(monkeypatch, tmp_path, name, kw):
     a = _run(monkeypatch, load(name), False, tmp_path, **kw)
     b = _run(monkeypatch, load(name), True, tmp_path, **kw)
     assert a[2] == 0 and b[2] > 0  # each ran the loop it was meant to
+    _same(a, b)
+
+
+WELD = """<mujoco><option timestep="0.002"/><worldbody>
+<body name="a" pos="0 0 1"><freejoint/><geom type="box" size=".1 .05 .05" mass="1"/></body>
+<body name="b" pos="0.25 0 1" euler="0 0 20"><freejoint/>
+<geom type="box" size=".1 .05 .05" mass="1"/></body></worldbody>
+<equality><weld body1="a" body2="b" relpose="0.2 0 0 1 0 0 0" torquescale="2"/></equality>
+</mujoco>"""
+
+
+@needs_native
+def test_weld_rotation_violation_in_c_is_pythons(monkeypatch, tmp_path):
+    # two free boxes welded 5 cm and 20° off their relpose: 6 rows, the rotation branch
+    def weld() -> mujoco.MjModel:
+        return mujoco.MjModel.from_xml_string(WELD)
+
+    a = _run(monkeypatch, weld(), False, tmp_path, steps=600, block_rows=128)
+    b = _run(monkeypatch, weld(), True, tmp_path, steps=600, block_rows=128)
+    eq = b[0].probes["equalities"][0]
+    assert b[2] > 0 and eq["type"] == "weld" and 0.2 < eq["max_rotation_rad"] < 0.5
     _same(a, b)
 
 

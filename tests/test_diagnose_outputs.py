@@ -26,6 +26,7 @@ from mjscope.diagnose import (
     DiagnoseCmdCfg,
     Probe,
     RolloutCfg,
+    native_loop,
     run_diagnose,
     run_rollout,
 )
@@ -113,6 +114,7 @@ def test_failed_writer_keeps_earlier_csv_and_says_where_the_rows_are(
 
 
 def _interrupting_step(monkeypatch, after: int) -> None:
+    """Ctrl-C once ``after`` steps are done: in the Python loop and in the compiled one."""
     real, count = mujoco.mj_step, {"n": 0}
 
     def step(m: mujoco.MjModel, d: mujoco.MjData) -> None:
@@ -122,6 +124,14 @@ def _interrupting_step(monkeypatch, after: int) -> None:
         real(m, d)
 
     monkeypatch.setattr(mujoco, "mj_step", step)
+    real_steps = native_loop.NativeLoop.steps
+
+    def steps(self, i, stop, tick, due, step0):
+        if step0 + i >= after:  # the signal arrives between two calls into C
+            raise KeyboardInterrupt
+        return real_steps(self, i, min(stop, after - step0), tick, due, step0)
+
+    monkeypatch.setattr(native_loop.NativeLoop, "steps", steps)
 
 
 def test_run_diagnose_names_the_partial_and_writes_no_json(tmp_path, monkeypatch):

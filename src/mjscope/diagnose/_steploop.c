@@ -63,6 +63,9 @@ enum {
   P_CAP, P_CAP_N, P_CAP_MAX, P_SEVERY, P_STEP0,  /* sampled contacts: buffer, count, ... */
   P_NCON, P_TIME, P_SLOTS, P_FORCE, P_C_STRIDE,  /* ncon, time, contacts handled, ... */
   P_C_DIST, P_C_GEOM, P_C_DIM, P_C_EXCLUDE, P_C_FRICTION, P_C_SOLREF, P_C_SOLIMP,
+  P_EQ, P_EQ_NE, P_EQ_POSF, P_EQ_IDF, P_EQ_N,  /* equalities: 0 or EqualityProbe.native */
+  P_EQ_WELD, P_EQ_SCALE, P_EQ_PMAX, P_EQ_RMAX, P_EQ_PLAST, P_EQ_RLAST, P_EQ_WORST,
+  P_EQ_STEPS, P_EQ_CELLS,
   P_NGROUPS, P_GROUPS                           /* then 5 slots per group */
 };
 
@@ -168,6 +171,62 @@ static int capture(int64_t *p, int64_t row) {
   return 1;
 }
 
+/* np.maximum: NaN wins */
+static inline double maximum(double a, double b) { return (a >= b || isnan(a)) ? a : b; }
+
+/* EqualityProbe.read: the step's largest equality violation into its column, per equality
+ * the last, largest and worst step (its arithmetic in the same order, see _sumsq). */
+static void equality_step(const int64_t *p, int64_t row) {
+  const int32_t ne = *(const int32_t *)p[P_EQ_NE];
+  int64_t *steps = (int64_t *)p[P_EQ_STEPS];
+  double *cell = (double *)p[P_EQ_CELLS] + row;
+  const int64_t step = *steps;
+  *steps = step + 1;
+  if (ne == 0) {
+    *cell = 0.0;
+    return;
+  }
+  const double *pos = *(double *const *)p[P_EQ_POSF];
+  const int32_t *ids = *(int32_t *const *)p[P_EQ_IDF];
+  const int64_t neq = p[P_EQ_N], *weld = (const int64_t *)p[P_EQ_WELD];
+  const double *scale = (const double *)p[P_EQ_SCALE];
+  double *pmax = (double *)p[P_EQ_PMAX], *rmax = (double *)p[P_EQ_RMAX];
+  double *plast = (double *)p[P_EQ_PLAST], *rlast = (double *)p[P_EQ_RLAST];
+  int64_t *worst = (int64_t *)p[P_EQ_WORST];
+  for (int64_t e = 0; e < neq; e++) plast[e] = rlast[e] = 0.0;
+  int32_t k = 0;
+  while (k < ne) {
+    const int32_t e = ids[k];
+    int32_t end = k + 1;
+    while (end < ne && ids[end] == e) end++;
+    const int32_t rows = end - k;
+    int32_t n = weld[e] ? 3 : rows;
+    if (n > ne - k) n = ne - k; /* a slice past the end is shorter */
+    double total = 0.0;
+    for (int32_t j = 0; j < n; j++) total += pos[k + j] * pos[k + j];
+    plast[e] = sqrt(total);
+    if (weld[e] && rows == 6) {
+      total = 0.0;
+      for (int32_t j = 0; j < 3; j++) {
+        const double r = pos[k + 3 + j] / scale[e];
+        total += r * r;
+      }
+      double x = sqrt(total);
+      if (!(x < 1.0)) x = 1.0; /* min(1.0, x), as Python's min picks */
+      rlast[e] = 2.0 * asin(x);
+    }
+    k += rows;
+  }
+  double top = plast[0];
+  for (int64_t e = 0; e < neq; e++) {
+    if (plast[e] > pmax[e]) worst[e] = step;
+    pmax[e] = maximum(pmax[e], plast[e]);
+    rmax[e] = maximum(rmax[e], rlast[e]);
+    if (e) top = maximum(top, plast[e]);
+  }
+  *cell = top;
+}
+
 static int run_steps(int64_t *p) {
   void *m = (void *)p[P_MODEL], *d = (void *)p[P_DATA];
   const step_fn step = (step_fn)p[P_STEP];
@@ -183,7 +242,7 @@ static int run_steps(int64_t *p) {
   const int32_t *w_qvel = (const int32_t *)(warn + ws * p[P_WQVEL]);
   const int32_t *w_qacc = (const int32_t *)(warn + ws * p[P_WQACC]);
   const int64_t every = p[P_EVERYCPU], stop = p[P_STOP], severy = p[P_SEVERY];
-  const int cap = p[P_CAP] != 0;
+  const int cap = p[P_CAP] != 0, eq = p[P_EQ] != 0;
   int64_t due = p[P_DUE];
   const int64_t ngroups = p[P_NGROUPS];
   const int64_t *groups = p + P_GROUPS;
@@ -223,6 +282,7 @@ static int run_steps(int64_t *p) {
       int32_t *row = (int32_t *)gp[3] + i * gp[4];
       for (int64_t k = 0; k < n; k++) row[k] = base[idx[k]];
     }
+    if (eq) equality_step(p, i);
     if (i == due && cap && capture(p, i)) due += severy; /* sampled here, no event */
     if (i == due || (count != NULL && *count > limit) || *w_qacc || *w_qvel || *w_qpos) {
       tls(previous);

@@ -20,6 +20,7 @@ import numpy as np
 from mjscope.diagnose import native_loop
 from mjscope.diagnose.controls import ControlPlan, Spec
 from mjscope.diagnose.probes.base import Reader
+from mjscope.diagnose.probes.equality import EqualityNative
 from mjscope.diagnose.recording import Recorder
 from mjscope.diagnose.recording.recorder import FastPlan
 from mjscope.exceptions import OutputError
@@ -65,9 +66,11 @@ def step_loop(
     """
     readers = rec.bind(model, data)
     plan = ControlPlan(model, data, specs, rec.rows, cfg.seed, cfg.noise_scale)
-    if rec.fast is not None and not rec.fast.reads and native_loop.available():
-        if plan.feedback is None or plan.feedback.dofs is not None:
-            return _native(model, data, cfg, rec, plan)
+    if rec.fast is not None and native_loop.available():
+        natives = [getattr(p, "native", _none)() for p in rec.reading]  # per-step reads in C
+        if all(n is not None for n in natives) and len(natives) <= 1:
+            if plan.feedback is None or plan.feedback.dofs is not None:
+                return _native(model, data, cfg, rec, plan, natives[0] if natives else None)
     fast = rec.fast or _generic(readers, rec.rows)
     take, idx, views = fast.take, fast.idx, fast.rows
     more = fast.more  # further gather groups (MuJoCo's allocations far apart; rare)
@@ -143,7 +146,12 @@ def step_loop(
 
 
 def _native(
-    model: mujoco.MjModel, data: mujoco.MjData, cfg: LoopCfg, rec: Recorder, plan: ControlPlan
+    model: mujoco.MjModel,
+    data: mujoco.MjData,
+    cfg: LoopCfg,
+    rec: Recorder,
+    plan: ControlPlan,
+    equality: EqualityNative | None,
 ) -> tuple[float, float, int]:
     """:func:`step_loop` with the steps in C (:mod:`~mjscope.diagnose.native_loop`).
 
@@ -164,7 +172,7 @@ def _native(
     )
     loop = native_loop.NativeLoop(
         model, data, rec.gather.groups, None if count is None else (count, limit),
-        CPU_SAMPLE_EVERY, plan.feedback, native_loop.SLICE_S, capture or None,
+        CPU_SAMPLE_EVERY, plan.feedback, native_loop.SLICE_S, capture or None, equality,
     )  # fmt: skip
     loop.set_noise(None if plan.constant else first)
     wn = memoryview(data.warning.number)

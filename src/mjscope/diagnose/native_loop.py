@@ -30,6 +30,7 @@ import numpy as np
 
 from mjscope.diagnose.hold import MotorHold
 from mjscope.diagnose.probes.contact_detail import CAPTURE_WIDTH, Capture
+from mjscope.diagnose.probes.equality import EqualityNative
 
 try:  # built by pip install (setup.py); optional
     from mjscope.diagnose import _steploop
@@ -48,7 +49,9 @@ PLAN_SLOTS = (
     "hold_bias", "hold_passive", "hold_kp", "hold_kd", "hold_tau", "hold_dofs", "hold_scale",
     "hold_lo", "hold_hi", "hold_motors",
     "cap", "cap_n", "cap_max", "severy", "step0", "ncon", "time", "slots", "force", "c_stride",
-    "c_dist", "c_geom", "c_dim", "c_exclude", "c_friction", "c_solref", "c_solimp", "ngroups",
+    "c_dist", "c_geom", "c_dim", "c_exclude", "c_friction", "c_solref", "c_solimp",
+    "eq", "eq_ne", "eq_posf", "eq_idf", "eq_n", "eq_weld", "eq_scale", "eq_pmax", "eq_rmax",
+    "eq_plast", "eq_rlast", "eq_worst", "eq_steps", "eq_cells", "ngroups",
 )  # fmt: skip
 SLOT = {name: k for k, name in enumerate(PLAN_SLOTS)}
 DONE, EVENT, FATAL = 0, 1, 2
@@ -105,6 +108,7 @@ class NativeLoop:
         slice_s: A call returns at the first timed step after this long [s].
         capture: Where the sampled rows' contacts go (``None``: every sampled row is an
             event, sampled in Python).
+        equality: The equality probe's per-step read, done in C (``None``: none).
     """
 
     def __init__(
@@ -117,6 +121,7 @@ class NativeLoop:
         hold: MotorHold | None,
         slice_s: float = SLICE_S,
         capture: Capture | None = None,
+        equality: EqualityNative | None = None,
     ) -> None:
         sym = _symbols()
         assert sym is not None and _steploop is not None
@@ -144,6 +149,8 @@ class NativeLoop:
             self._hold(hold, data)
         if capture is not None:
             self._capture(capture)
+        if equality is not None:
+            self._equality(equality)
         p[s["ngroups"]] = len(groups)
         for g, (flat, idx, block) in enumerate(groups):
             if idx.dtype != np.intp or not block.flags.c_contiguous:  # pragma: no cover
@@ -185,6 +192,26 @@ class NativeLoop:
         p[s["c_stride"]] = c.stride
         for k in ("dist", "geom", "dim", "exclude", "friction", "solref", "solimp"):
             p[s[f"c_{k}"]] = c.fields[k]
+
+    def _equality(self, eq: EqualityNative) -> None:
+        """The equality probe's arrays (written in place by C)."""
+        p, s = self.plan, SLOT
+        a = eq.arrays
+        kinds = {"weld": np.int64, "worst_step": np.int64, "steps": np.int64}
+        for k, arr in a.items():
+            want = np.dtype(kinds.get(k, np.float64))
+            if arr.dtype != want or not (arr.flags.c_contiguous or k == "cells"):
+                raise TypeError(f"equality array {k!r} must be contiguous {want}")
+        if a["cells"].strides[0] != 8:
+            raise TypeError("the equality column must be contiguous")
+        self._keep.append(eq)
+        p[s["eq"]], p[s["eq_ne"]], p[s["eq_n"]] = 1, _addr(eq.ne), a["weld"].size
+        p[s["eq_posf"]], p[s["eq_idf"]] = eq.pos_field, eq.id_field
+        names = {"weld": "eq_weld", "scale": "eq_scale", "pos_max": "eq_pmax",
+                 "rot_max": "eq_rmax", "pos_last": "eq_plast", "rot_last": "eq_rlast",
+                 "worst_step": "eq_worst", "steps": "eq_steps", "cells": "eq_cells"}  # fmt: skip
+        for k, slot in names.items():
+            p[s[slot]] = _addr(a[k])
 
     def set_noise(self, noise: np.ndarray | None) -> None:
         """The block's control rows ``(rows, nu)`` (``None``: ``ctrl`` stays as it is)."""

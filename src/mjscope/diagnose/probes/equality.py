@@ -11,13 +11,16 @@ measures between its two sites. Disabled equalities have no rows and count as ho
 
 from __future__ import annotations
 
-from typing import Any
+import ctypes
+import math
+from typing import Any, NamedTuple
 
 import mujoco
 import numpy as np
 
 from mjscope.diagnose.names import name_of
 from mjscope.diagnose.probes.base import Column, Probe
+from mjscope.diagnose.recording.scalars import scalar_views
 
 _EQ = mujoco.mjtEq
 
@@ -35,6 +38,23 @@ def eq_unit(model: mujoco.MjModel, e: int) -> str:
     return "m"
 
 
+class EqualityNative(NamedTuple):
+    """What the compiled loop needs to do :meth:`EqualityProbe.read` (``_steploop.c``).
+
+    Attributes:
+        ne: ``(1,)`` int32 view of ``data.ne``.
+        pos_field, id_field: Addresses of ``mjData``'s ``efc_pos`` and ``efc_id`` pointers.
+        arrays: ``weld`` (int64 0/1), ``scale``, ``pos_max``, ``rot_max``, ``pos_last``,
+            ``rot_last``, ``worst_step`` (int64), ``steps`` (``(1,)`` int64), ``cells`` (the
+            probe's block column).
+    """
+
+    ne: np.ndarray
+    pos_field: int
+    id_field: int
+    arrays: dict[str, np.ndarray]
+
+
 class EqualityProbe(Probe):
     """Per step the largest position violation over equalities; per equality max and final.
 
@@ -49,8 +69,8 @@ class EqualityProbe(Probe):
         n = model.neq
         self.pos_max, self.rot_max = np.zeros(n), np.zeros(n)
         self.pos_last, self.rot_last = np.zeros(n), np.zeros(n)
-        self.worst_step = np.full(n, -1)
-        self.step = 0
+        self.worst_step = np.full(n, -1, np.int64)
+        self.steps = np.zeros(1, np.int64)  # steps read (an array: the compiled loop counts too)
         self.weld = model.eq_type == _EQ.mjEQ_WELD
         self.scale = np.where(self.weld, model.eq_data[:, 10], 1.0)
         self.scale = np.where(self.scale > 0, self.scale, 1.0)
@@ -58,7 +78,8 @@ class EqualityProbe(Probe):
     def read(self, i: int) -> None:  # noqa: D102
         d = self.data
         ne = d.ne
-        self.step += 1
+        step = int(self.steps[0])
+        self.steps[0] = step + 1
         if not ne:
             self.cells[i, 0] = 0.0
             return
@@ -73,16 +94,46 @@ class EqualityProbe(Probe):
                 end += 1
             rows = end - k
             v = pos[k : k + 3] if self.weld[e] else pos[k:end]
-            self.pos_last[e] = float(np.sqrt(v @ v))
+            self.pos_last[e] = math.sqrt(_sumsq(v))
             if self.weld[e] and rows == 6:
                 r = pos[k + 3 : k + 6] / self.scale[e]
-                self.rot_last[e] = 2.0 * float(np.arcsin(min(1.0, float(np.sqrt(r @ r)))))
+                self.rot_last[e] = 2.0 * math.asin(min(1.0, math.sqrt(_sumsq(r))))
             k += rows
         worse = self.pos_last > self.pos_max
-        self.worst_step[worse] = self.step - 1
+        self.worst_step[worse] = step
         np.maximum(self.pos_max, self.pos_last, out=self.pos_max)
         np.maximum(self.rot_max, self.rot_last, out=self.rot_max)
         self.cells[i, 0] = float(self.pos_last.max())
+
+    def native(self) -> EqualityNative | None:
+        """The compiled loop's view of this probe, or ``None`` (it then reads in Python).
+
+        ``efc_pos``/``efc_id`` move in the arena every step, so the loop reads ``mjData``'s
+        pointers to them: found in the struct as the only words holding the arrays' current
+        addresses (equality rows needed now, else ``None``).
+        """
+        d = self.data
+        views = scalar_views(d, ("ne",))
+        if views is None or d.ne == 0:
+            return None
+        start = _address(d.energy) + d.energy.nbytes  # mjData's pointers follow energy[2]
+        struct = _mapped_words(start, 2048)
+        fields = []
+        for arr in (d.efc_pos, d.efc_id):
+            hits = np.flatnonzero(struct == np.uint64(_address(arr)))
+            if hits.size != 1:
+                return None
+            fields.append(start + 8 * int(hits[0]))
+        col = self.out[:, 0]
+        if col.strides[0] != 8:  # pragma: no cover - the block is column-major
+            return None
+        arrays = {
+            "weld": self.weld.astype(np.int64), "scale": np.ascontiguousarray(self.scale),
+            "pos_max": self.pos_max, "rot_max": self.rot_max, "pos_last": self.pos_last,
+            "rot_last": self.rot_last, "worst_step": self.worst_step, "steps": self.steps,
+            "cells": col,
+        }  # fmt: skip
+        return EqualityNative(views["ne"], fields[0], fields[1], arrays)
 
     def summary(self) -> dict[str, Any]:  # noqa: D102
         m = self.model
@@ -100,3 +151,30 @@ class EqualityProbe(Probe):
             for e in range(m.neq)
         ]
         return {"equalities": rows}
+
+
+def _sumsq(v: np.ndarray) -> float:
+    """Σ v² in index order (what the compiled loop computes, bit for bit)."""
+    total = 0.0
+    for x in v.tolist():
+        total += x * x
+    return total
+
+
+def _address(a: np.ndarray) -> int:
+    return int(a.__array_interface__["data"][0])
+
+
+def _mapped_words(address: int, count: int) -> np.ndarray:
+    """Up to ``count`` uint64 words from ``address`` (8-aligned), never past its mapping."""
+    end = address
+    with open("/proc/self/maps", encoding="ascii") as fh:
+        for line in fh:
+            lo, hi = (int(x, 16) for x in line.split(None, 1)[0].split("-"))
+            if lo <= address < hi:
+                end = hi
+                break
+    n = max(0, min(count, (end - address) // 8))
+    if n == 0 or address % 8:
+        return np.zeros(0, np.uint64)
+    return np.ctypeslib.as_array((ctypes.c_uint64 * n).from_address(address)).copy()

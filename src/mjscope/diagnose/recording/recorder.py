@@ -152,7 +152,8 @@ class Recorder:
         sampled = [(p, s) for p in self.probes if (s := p.sampler()) is not None]
         watches, samplers = [w for _, w in watched], [s for _, s in sampled]
         skip = {id(p) for p, _ in watched} | {id(p) for p, _ in sampled}
-        reads = [p.reader() for p in self.probes if reads_per_step(p) and id(p) not in skip]
+        self.reading = [p for p in self.probes if reads_per_step(p) and id(p) not in skip]
+        reads = [p.reader() for p in self.reading]
         if not takes or tap or len(reads) > 2 or len(watches) > 1:
             return None
         if len(samplers) > 1:
