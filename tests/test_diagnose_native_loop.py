@@ -28,6 +28,10 @@ def _boxes(n: int, mem: str = "4M") -> mujoco.MjModel:
     return mujoco.MjModel.from_xml_string(xml)
 
 
+def _xml(text: str) -> mujoco.MjModel:
+    return mujoco.MjModel.from_xml_string(text)
+
+
 def _run(
     monkeypatch: pytest.MonkeyPatch, model: mujoco.MjModel, native: bool, tmp: Path, **kw
 ) -> tuple:
@@ -45,6 +49,11 @@ def _run(
     with collect_mujoco_warnings() as said:
         res = run_rollout(model, RolloutCfg(csv=out, **kw))
     return res, out.read_bytes(), len(calls), said
+
+
+def _both(monkeypatch: pytest.MonkeyPatch, make, tmp: Path, **kw) -> tuple:
+    """The same rollout of a fresh ``make()`` with the Python loop, then the compiled one."""
+    return tuple(_run(monkeypatch, make(), native, tmp, **kw) for native in (False, True))
 
 
 def _same(a, b) -> None:
@@ -87,8 +96,7 @@ def test_available_where_built():
     ],
 )
 def test_native_rollout_is_the_python_rollout(monkeypatch, tmp_path, name, kw):
-    a = _run(monkeypatch, load(name), False, tmp_path, **kw)
-    b = _run(monkeypatch, load(name), True, tmp_path, **kw)
+    a, b = _both(monkeypatch, lambda: load(name), tmp_path, **kw)
     assert a[2] == 0 and b[2] > 0  # each ran the loop it was meant to
     _same(a, b)
 
@@ -104,11 +112,7 @@ WELD = """<mujoco><option timestep="0.002"/><worldbody>
 @needs_native
 def test_weld_rotation_violation_in_c_is_pythons(monkeypatch, tmp_path):
     # two free boxes welded 5 cm and 20° off their relpose: 6 rows, the rotation branch
-    def weld() -> mujoco.MjModel:
-        return mujoco.MjModel.from_xml_string(WELD)
-
-    a = _run(monkeypatch, weld(), False, tmp_path, steps=600, block_rows=128)
-    b = _run(monkeypatch, weld(), True, tmp_path, steps=600, block_rows=128)
+    a, b = _both(monkeypatch, lambda: _xml(WELD), tmp_path, steps=600, block_rows=128)
     eq = b[0].probes["equalities"][0]
     assert b[2] > 0 and eq["type"] == "weld" and 0.2 < eq["max_rotation_rad"] < 0.5
     _same(a, b)
@@ -126,11 +130,7 @@ MIXED = """<mujoco><option timestep="0.002"/><worldbody>
 def test_condim_1_rows_go_to_python_in_step_order(monkeypatch, tmp_path):
     # the condim-1 box lands later: the first samples are captured in C, the later ones
     # (its slip speed) sampled in Python after the captured ones are drained
-    def mixed() -> mujoco.MjModel:
-        return mujoco.MjModel.from_xml_string(MIXED)
-
-    a = _run(monkeypatch, mixed(), False, tmp_path, steps=1200, contact_every=3)
-    b = _run(monkeypatch, mixed(), True, tmp_path, steps=1200, contact_every=3)
+    a, b = _both(monkeypatch, lambda: _xml(MIXED), tmp_path, steps=1200, contact_every=3)
     assert b[2] > 100  # the condim-1 samples were events
     assert {p["condim"] for p in b[0].probes["contact_pairs"]} == {1, 3, 6}
     _same(a, b)
@@ -149,8 +149,7 @@ def test_time_slices_change_nothing(monkeypatch, tmp_path):
 def test_watched_overflow_and_full_arena_warning(monkeypatch, tmp_path):
     # 12 boxes: 48 contacts, past the 32 gathered slots (the watch's event in C), and an
     # arena too small for their constraints (MuJoCo's CNSTRFULL warning, forwarded)
-    a = _run(monkeypatch, _boxes(12, "60K"), False, tmp_path, steps=300)
-    b = _run(monkeypatch, _boxes(12, "60K"), True, tmp_path, steps=300)
+    a, b = _both(monkeypatch, lambda: _boxes(12, "60K"), tmp_path, steps=300)
     assert any("arena" in w.lower() for w in b[3])
     ncon = next(c for c in b[0].columns if c["name"] == "ncon")
     assert ncon["max"] > 32
@@ -166,11 +165,7 @@ UNSTABLE = """<mujoco><option timestep="0.002" gravity="0 0 0"/><worldbody><body
 @pytest.mark.parametrize("rows", [1024, 16])
 def test_divergence_stops_both_loops_at_the_same_row(monkeypatch, tmp_path, rows):
     # an explicit spring past its stability limit (ω·h ≈ 2.2): ×2.2 per step, BADQACC mid-run
-    def diverging() -> mujoco.MjModel:
-        return mujoco.MjModel.from_xml_string(UNSTABLE)
-
-    a = _run(monkeypatch, diverging(), False, tmp_path, steps=400, block_rows=rows)
-    b = _run(monkeypatch, diverging(), True, tmp_path, steps=400, block_rows=rows)
+    a, b = _both(monkeypatch, lambda: _xml(UNSTABLE), tmp_path, steps=400, block_rows=rows)
     assert b[0].divergence is not None and 16 < b[0].steps_done < 400
     _same(a, b)
 

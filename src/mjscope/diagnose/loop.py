@@ -129,19 +129,11 @@ def step_loop(
             i += 1
             if i == rows:
                 i = tick = 0  # first: an interrupt inside flush must not flush these rows again
-                rec.flush(rows)
-                due = -rec.steps % every if every else -1
-                noise = None if plan.constant else plan.block(rec.steps)
-                bar = bar or _late_progress(model, cfg, started)
-                if bar is not None:
-                    bar.update(rec.steps)
+                due, noise, bar = _next_block(model, cfg, rec, plan, every, bar, started)
     except KeyboardInterrupt:
         _interrupted(rec, i, bar)
         raise
-    rec.flush(i)
-    if bar is not None:
-        bar.update(rec.steps)
-        bar.__exit__(None, None, None)
+    _finish(rec, i, bar)
     return wall, cpu, sampled
 
 
@@ -195,20 +187,40 @@ def _native(
                     break
             if i == rows:
                 i = tick = 0  # first: an interrupt inside flush must not flush these rows again
-                rec.flush(rows)
-                due = -rec.steps % every if every else -1
-                loop.set_noise(None if plan.constant else plan.block(rec.steps))
-                bar = bar or _late_progress(model, cfg, started)
-                if bar is not None:
-                    bar.update(rec.steps)
+                due, noise, bar = _next_block(model, cfg, rec, plan, every, bar, started)
+                loop.set_noise(noise)
     except KeyboardInterrupt:
         _interrupted(rec, i, bar)
         raise
+    _finish(rec, i, bar)
+    return loop.timing
+
+
+def _next_block(
+    model: mujoco.MjModel,
+    cfg: LoopCfg,
+    rec: Recorder,
+    plan: ControlPlan,
+    every: int,
+    bar: RunProgress | None,
+    started: float,
+) -> tuple[int, np.ndarray | None, RunProgress | None]:
+    """A full block: flush it; the next block's first sampled row, controls and progress."""
+    rec.flush(rec.rows)
+    due = -rec.steps % every if every else -1
+    noise = None if plan.constant else plan.block(rec.steps)
+    bar = bar or _late_progress(model, cfg, started)
+    if bar is not None:
+        bar.update(rec.steps)
+    return due, noise, bar
+
+
+def _finish(rec: Recorder, i: int, bar: RunProgress | None) -> None:
+    """The loop's end: the last rows flushed, the progress line closed."""
     rec.flush(i)
     if bar is not None:
         bar.update(rec.steps)
         bar.__exit__(None, None, None)
-    return loop.timing
 
 
 def _interrupted(rec: Recorder, i: int, bar: RunProgress | None) -> None:
