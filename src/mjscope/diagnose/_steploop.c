@@ -1,23 +1,23 @@
-/* The diagnose rollout's per-step loop in C: control, mj_step, gather, event test.
+/* The diagnose rollout's per-step loop in C: control, mj_step, gather, probes, event test.
  *
  * mjscope.diagnose.native_loop drives it; this file only runs steps. Nothing here links
- * against MuJoCo: the caller passes the addresses of mj_step, mj_differentiatePos and
- * MuJoCo's thread-local error hook (taken from the libmujoco the bindings loaded) and of
- * every buffer, in one int64 "plan" array (slot names in native_loop.py, same order).
+ * against MuJoCo: the caller passes the addresses of mj_step, mj_differentiatePos,
+ * mj_contactForce and MuJoCo's thread-local log-handler hook (taken from the libmujoco the
+ * bindings loaded) and of every buffer, in one int64 "plan" array (slot names in
+ * native_loop.PLAN_SLOTS, same order).
  *
- * Per step, as diagnose/loop.py does it in Python: the noise row into ctrl, the held motors'
- * feedback (MotorHold's simple case), mj_step (every 16th timed: wall and thread CPU), one
- * word copy per gathered source word, then the event test: the sampled row, the watched
- * contact count past its limit, a BADQPOS/BADQVEL/BADQACC warning. The sampled row's contacts
- * are captured here when C can (forces by mj_contactForce), else that row is an event. On an
- * event the call
- * returns with the row's index; Python does the rest of that row. A call also returns once
- * it has run its time slice (so Ctrl-C is answered) and at the plan's stop row.
+ * Per step, as diagnose/loop.py does it in Python: the control row into ctrl, the held motors'
+ * feedback (MotorHold's simple case), mj_step (every 16th timed: wall and thread CPU), one word
+ * copy per gathered source word, the equality probe's read, the sampled step's contacts into
+ * the capture buffer (ContactDetailProbe), then the event test. An event (a sampled step C
+ * leaves to Python, the watched contact count past its limit, a BADQPOS/BADQVEL/BADQACC
+ * warning) returns with the row's index, and Python does the rest of that row. A call also
+ * returns once it has run its time slice (so Ctrl-C is answered) and at the plan's stop row.
  *
  * mju_error inside mj_step (MuJoCo's fatal errors) longjmps back here from a thread-local log
  * handler, the way MuJoCo's own bindings trap it; other messages (warnings) go on to the
  * handler that had them before. The message is kept for Python's mujoco.FatalError.
- * Built with -ffp-contract=off so the feedback's arithmetic is NumPy's, bit for bit.
+ * Built with -ffp-contract=off: the arithmetic is Python's and NumPy's, bit for bit.
  */
 
 #define PY_SSIZE_T_CLEAN
