@@ -43,6 +43,10 @@ def module_name(path: Path) -> str:
 
 
 MODULES = {module_name(p): p for p in sorted(ROOT.rglob("*.py"))}
+# compiled modules, through their stubs (they import nothing of ours)
+MODULES |= {
+    module_name(p): p for p in sorted(ROOT.rglob("*.pyi")) if not p.with_suffix(".py").exists()
+}
 
 
 def imports_of(name: str) -> set[str]:
