@@ -135,11 +135,8 @@ class HqpController(FrameController):
         self.adaptation = StiffnessAdaptation(gains, self.dt)
         self._lower = np.tri(nv, k=-1, dtype=bool)  # strict lower triangle of M
         self._use_ki = bool(np.any(gains.ki))
-        self._e = np.zeros(6)  # task error (position, rotation); views below
-        self._e_pos, self._e_rot = self._e[:3], self._e[3:]
-        self._u, self._w = np.zeros(6), np.zeros(6)  # task target, velocity error; (6,)
-        self._u_pos, self._u_rot = self._u[:3], self._u[3:]
-        self._w_pos, self._w_rot = self._w[:3], self._w[3:]
+        self._ki = np.broadcast_to(np.asarray(gains.ki, float), (3,)).tolist()
+        self._u = np.zeros(6)  # task target b; (6,)
         imp = None if implicit_damping is None else np.asarray(implicit_damping, float)
         self._imp = imp if imp is not None and np.count_nonzero(imp) else None
         # The sensor source's M is built in place in level 2's rows unless those rows hold
@@ -275,26 +272,39 @@ class HqpController(FrameController):
         JtF: np.ndarray,
         v: np.ndarray,
     ) -> np.ndarray:
-        """``b = u − J̇ v``, the level-1 target of ``J q̈``; (6,)."""
-        g, e, u, w = self.gains, self._e, self._u, self._w
-        np.subtract(reference.pos, oMf.translation, out=self._e_pos)
-        self._e_rot[:] = pin.log3(reference.rot.dot(oMf.rotation.T))
-        np.negative(J.dot(v), out=w)  # ẋ_d − J v, with ẋ_d added below; (6,)
-        self._w_pos += reference.vel
+        """``b = u − J̇ v``, the level-1 target of ``J q̈`` (a work buffer); (6,).
+
+        On Python floats, with the same IEEE operations in the same order as the NumPy form
+        (``w = −J v + ẋ_d; u = K_D w + K_P e + a_d; …``): a 3- or 6-vector ufunc costs more
+        than the arithmetic it does.
+        """
+        g = self.gains
+        e = (reference.pos - oMf.translation).tolist()
+        e += pin.log3(reference.rot.dot(oMf.rotation.T)).tolist()
+        jv, vel = J.dot(v).tolist(), reference.vel.tolist()
+        w = [-jv[i] + vel[i] if i < 3 else -jv[i] for i in range(6)]  # ẋ_d − J v
         w_d = reference.V_d[3:]  # body angular velocity of the reference (zero when fixed)
         rocking = np.count_nonzero(w_d)  # (count_nonzero: far cheaper than .any() at 1 kHz)
         if rocking:  # world ω_d = R_d ω_b, ω̇_d = R_d ω̇_b, as in CIC
-            self._w_rot += reference.rot.dot(w_d)
-        np.multiply(self.kd, w, out=u)
-        u += self.kp * e
-        self._u_pos += reference.acc
+            wr = reference.rot.dot(w_d).tolist()
+            for i in range(3):
+                w[3 + i] += wr[i]
+        kd, kp, acc = self.kd.tolist(), self.kp.tolist(), reference.acc.tolist()
+        u = [kd[i] * w[i] + kp[i] * e[i] for i in range(6)]
+        for i in range(3):
+            u[i] += acc[i]
         if rocking:
-            self._u_rot += reference.rot.dot(reference.Vdot_d[3:])
+            ar = reference.rot.dot(reference.Vdot_d[3:]).tolist()
+            for i in range(3):
+                u[3 + i] += ar[i]
         if self._use_ki:
             integral = self.integral
-            integral += self._e_pos * self.dt
-            np.minimum(np.maximum(integral, -g.i_limit, out=integral), g.i_limit, out=integral)
-            self._u_pos += g.ki * integral
+            acc_i, dt, lim, ki = integral.tolist(), self.dt, g.i_limit, self._ki
+            for i in range(3):
+                x = min(max(acc_i[i] + e[i] * dt, -lim), lim)
+                acc_i[i] = x
+                u[i] += ki[i] * x
+            integral[:] = acc_i
         rhs = JtF  # Jᵀ (F + F_pre)
         if self.preload_force:
             F3 = F[:3]  # ‖F₃‖ as np.linalg.norm computes it (√ of the dot), without its overhead
@@ -304,9 +314,13 @@ class HqpController(FrameController):
             rhs = rhs + f_pre.dot(J[:3])
         if np.count_nonzero(rhs):  # natural-inertia impedance: + J M⁻¹ Jᵀ (F + F_pre)
             _, y, _ = dposv(M, rhs)
-            u += J.dot(y)
-        u -= dJ.dot(v)
-        return u
+            jy = J.dot(y).tolist()
+            for i in range(6):
+                u[i] += jy[i]
+        djv = dJ.dot(v).tolist()
+        out = self._u
+        out[:] = [u[i] - djv[i] for i in range(6)]
+        return out
 
     def _wrench_unc(self, J: np.ndarray) -> np.ndarray:
         """``u + |Jᵀ| w``: the joint torque a wrench error of up to ``w`` per axis makes; (nv,)."""
