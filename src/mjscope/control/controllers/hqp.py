@@ -45,7 +45,7 @@ import numpy.typing as npt
 import pinocchio as pin
 from scipy.linalg.lapack import dposv
 
-from mjscope.control.controllers.common import FrameController, frame_kinematics
+from mjscope.control.controllers.common import LWA, FrameController, frame_kinematics
 from mjscope.control.controllers.hqp_adapt import StiffnessAdaptation
 from mjscope.control.controllers.hqp_config import CFG_LIMIT_FIELDS, HqpGains, JointLimits
 from mjscope.control.controllers.hqp_levels import HqpLevels
@@ -137,6 +137,7 @@ class HqpController(FrameController):
         self._use_ki = bool(np.any(gains.ki))
         self._ki = np.broadcast_to(np.asarray(gains.ki, float), (3,)).tolist()
         self._u = np.zeros(6)  # task target b; (6,)
+        self._kin_data = self.data  # the Pinocchio data of this period's kinematics
         imp = None if implicit_damping is None else np.asarray(implicit_damping, float)
         self._imp = imp if imp is not None and np.count_nonzero(imp) else None
         # The sensor source's M is built in place in level 2's rows unless those rows hold
@@ -215,11 +216,21 @@ class HqpController(FrameController):
         """See :meth:`Controller.compute`; ``F_ext`` is ignored with the observer source."""
         q = np.asarray(q, float)
         v = np.asarray(v, float)
-        m, d, obs, lv = self.model, self.data, self.observer, self.levels
-        oMf, J, dJ = frame_kinematics(m, d, self.fid, q, v)  # J, J̇: (6, nv)
+        m, d, obs, lv, fid = self.model, self.data, self.observer, self.levels, self.fid
         if obs is not None and obs.q_last is q and obs.v_last is v:
-            M, h = obs.M, obs.bias()  # the observer was just updated at this very state
+            # The observer was just updated at this very state: its CRBA and Coriolis passes
+            # left the joint Jacobians, their time variation and the placements in its data,
+            # equal bit for bit to frame_kinematics' pass (tested), so only the frame is read.
+            d = self._kin_data = obs.data
+            oMf = pin.updateFramePlacement(m, d, fid)
+            J, dJ = (
+                pin.getFrameJacobian(m, d, fid, LWA),
+                pin.getFrameJacobianTimeVariation(m, d, fid, LWA),
+            )  # J, J̇: (6, nv)
+            M, h = obs.M, obs.bias()
         else:
+            d = self._kin_data = self.data
+            oMf, J, dJ = frame_kinematics(m, d, fid, q, v)  # J, J̇: (6, nv)
             M = self._M  # (nv, nv); CRBA fills the upper triangle
             M[:] = pin.crba(m, d, q)
             np.copyto(M, M.T, where=self._lower)  # (cheaper than fancy indexing)
@@ -348,7 +359,7 @@ class HqpController(FrameController):
         tau0 = self._kp_null * (self.q_null - q)
         tau0 -= self._kd_null * v
         if g.k_sing:
-            Rt = self.data.oMf[self.fid].rotation.T
+            Rt = self._kin_data.oMf[self.fid].rotation.T
             Jb = np.vstack([Rt.dot(J[:3]), Rt.dot(J[3:])])
             tau0 += g.k_sing * manipulability_gradient(Jb)[1]
         return self.levels.level2(J, M, Mt, qdd1, tau0)

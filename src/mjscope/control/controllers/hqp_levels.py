@@ -36,7 +36,7 @@ from scipy.linalg.lapack import dposv
 
 from mjscope.control.controllers.hqp_config import JointLimits
 from mjscope.control.controllers.hqp_limits import JointBox
-from mjscope.control.qp import DenseQp
+from mjscope.control.qp import DenseQp, within
 
 STAT_KEYS = ("steps", "level1_quadprog", "level1_infeasible", "task_yield", "level2_failed",
              "hold", "robust_infeasible")  # fmt: skip
@@ -163,9 +163,8 @@ class HqpLevels:
         self._A2_J[:] = J  # [box; torque rows] are shared with level 1 already
         self._bl2_task[:] = self._bu2_task[:] = J.dot(qdd1)  # task rows: J q̈ = J q̈₁*
         r2 = qp2.solve()
-        x, tol = r2.x, qp2.feas_tol
-        box_ok = np.count_nonzero(x - qp1.x_ub <= tol) + np.count_nonzero(qp1.x_lb - x <= tol)
-        if not (r2.solved and box_ok == 2 * self.nv):  # NaN fails both comparisons
+        x = r2.x
+        if not (r2.solved and within(x, qp1.x_lb, qp1.x_ub, qp2.feas_tol)):  # (NaN fails)
             self.stats["level2_failed"] += 1
             return qdd1
         return x
