@@ -101,3 +101,17 @@ def test_direct_rejects_bad_buffers() -> None:
         daqp_direct.DirectDaqp(H, f, np.zeros((3, 2)).T, b, b, s, 10, 1e-6)
     with pytest.raises(RuntimeError, match="int32"):
         daqp_direct.DirectDaqp(H, f, A, b, b, np.zeros(5, np.int64), 10, 1e-6)
+
+
+def test_hqp_run_is_the_same_through_either_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An hqp docking run (observer source: both QPs every period) sends the same torques."""
+    from mjscope.benchmarks.bench_dock import observer_scene
+    from mjscope.dock.run_docking import run_simulation
+    from mjscope.dock.scene import load_scene
+
+    scene = observer_scene(load_scene("iiwa14_docking"))
+    direct = run_simulation(scene, "hqp", duration=0.6).log.arrays()["tau"]
+    monkeypatch.setattr(daqp_direct, "AVAILABLE", False)
+    wrapper = run_simulation(scene, "hqp", duration=0.6).log.arrays()["tau"]
+    assert len(direct) == 600
+    np.testing.assert_array_equal(direct, wrapper)

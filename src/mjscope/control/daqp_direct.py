@@ -1,14 +1,15 @@
 """daqp's own C entry point ``daqp_quadprog``, called through ctypes on persistent structs.
 
-``daqp.solve`` (the Cython wrapper) costs ≈ 12 µs per call at n = 7, m = 13, of which the
-solver's setup and solve are ≈ 3.5 µs: the rest is argument conversion, two new result arrays
-and the ``info`` dict. :class:`DirectDaqp` calls the same C function the wrapper calls
+``daqp.solve`` (the Cython wrapper) costs ≈ 3.9 µs per call at n = m = 7 outside a loop (more inside
+the docking loop, where its caches are cold), of which the solver's own setup and solve
+are ≈ 1.2 µs: the rest is argument conversion, two new result arrays and the ``info`` dict.
+:class:`DirectDaqp` calls the same C function the wrapper calls
 (``daqp_quadprog(result, problem, settings)``, exported by the installed extension module) on a
 problem, settings and result struct built once per QP, pointing at fixed NumPy buffers, so each
-solve is one foreign call (≈ 4–5 µs). The settings are daqp's defaults
+solve is one foreign call (≈ 1.5 µs at n = m = 7). The settings are daqp's defaults
 (``daqp_default_settings``, the same values ``daqp.solve``'s keywords default to) with
 ``iter_limit`` and ``rho_soft`` set, so the answers are those of ``daqp.solve`` bit for bit
-(tests/test_control_daqp_direct.py compares them on random and loop problems).
+(tests/test_control_daqp_direct.py compares them on random problems and an hqp run's torques).
 
 The struct layouts are daqp's private ones (include/types.h, api.h), checked here against the
 installed binary: only daqp 0.11.x is accepted, and its ``daqp_default_settings`` must write

@@ -76,9 +76,9 @@ class DenseQp:
     they are views of the stacked bound arrays daqp reads), then call :meth:`solve`.
 
     daqp is called through its C entry point on these buffers
-    (:class:`~mjscope.control.daqp_direct.DirectDaqp`, ≈ 8 µs less per solve than
-    ``daqp.solve``, the same answers) where the installed daqp allows it, else via
-    ``daqp.solve``.
+    (:class:`~mjscope.control.daqp_direct.DirectDaqp`: 1.5 µs per call instead of 3.9 µs for
+    ``daqp.solve`` at n = m = 7, ≈ 4 µs less per solve in the docking loop; the same
+    answers) where the installed daqp allows it, else via ``daqp.solve``.
 
     Args:
         n: Number of variables.
