@@ -186,3 +186,31 @@ def test_bias_and_mass_matrix_of_the_last_update(scene: tuple) -> None:
         assert_close(ob.bias(), pin.nonLinearEffects(pm, d, q, v), atol=1e-10)
         M = pin.crba(pm, d, q)
         assert_close(ob.M, np.triu(M) + np.triu(M, 1).T, atol=1e-12)
+
+
+def test_update_leaves_the_frame_kinematics_of_its_state(scene: tuple) -> None:
+    """After ``update(q, v)`` the observer's data hold the joint Jacobians, their time variation
+    and the placements of ``(q, v)`` exactly as ``frame_kinematics`` computes them (the HQP
+    reads its J, J̇ there instead of a second pass), gravity on and off."""
+    import pinocchio as pin
+
+    from mjscope.control.controllers.common import LWA, frame_kinematics
+
+    _, pm0, _ = scene
+    rng = np.random.default_rng(4)
+    for gravity in (np.zeros(3), np.array([0.0, 0.0, -9.81])):
+        pm = pm0.copy()
+        pm.gravity.linear = gravity
+        ob = MomentumObserver(pm, DT, 50.0)
+        d, fid = pm.createData(), ob.fid
+        for _ in range(5):
+            q = pin.randomConfiguration(pm, -np.ones(pm.nq), np.ones(pm.nq))
+            v = rng.uniform(-2.0, 2.0, pm.nv)
+            ob.update(q, v, rng.normal(size=pm.nv))
+            oMf, J, dJ = frame_kinematics(pm, d, fid, q, v)
+            oMf_o = pin.updateFramePlacement(pm, ob.data, fid)
+            np.testing.assert_array_equal(oMf_o.homogeneous, oMf.homogeneous)
+            np.testing.assert_array_equal(pin.getFrameJacobian(pm, ob.data, fid, LWA), J)
+            np.testing.assert_array_equal(
+                pin.getFrameJacobianTimeVariation(pm, ob.data, fid, LWA), dJ
+            )

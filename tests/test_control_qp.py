@@ -146,3 +146,18 @@ def test_soft_box_gives_way_to_hard_rows() -> None:
     hard.H, hard.f, hard.A = H, f, A
     hard.lb[:], hard.ub[:], hard.x_lb[:], hard.x_ub[:] = qp.lb, qp.ub, qp.x_lb, qp.x_ub
     assert hard.solve().status == "infeasible"
+
+
+def test_within_tolerance_nan_and_infinite_bounds() -> None:
+    from mjscope.control.qp import within
+
+    lo, hi = np.array([-1.0, -math.inf, 0.0]), np.array([1.0, 2.0, math.inf])
+    assert within(np.array([1.0 + 5e-7, -1e9, 1e9]), lo, hi, 1e-6)
+    assert not within(np.array([1.0 + 2e-6, 0.0, 0.0]), lo, hi, 1e-6)  # over the upper bound
+    assert not within(np.array([0.0, 0.0, -2e-6]), lo, hi, 1e-6)  # under the lower bound
+    assert not within(np.array([0.0, math.nan, 0.0]), lo, hi, 1e-6)
+    assert not within(np.array([0.0, 0.0, math.inf]), lo, hi, 1e-6)  # inf - inf is NaN
+    z = np.random.default_rng(0).uniform(-2, 2, (200, 3))
+    for row in z:  # the array form it replaces
+        t = np.maximum(lo - row, row - hi)
+        assert within(row, lo, hi, 1e-6) == bool(np.all(t <= 1e-6))

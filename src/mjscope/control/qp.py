@@ -30,6 +30,8 @@ import numpy as np
 import numpy.typing as npt
 import quadprog
 
+from mjscope.control import daqp_direct
+
 #: daqp exit flags → status names (daqp/include/constants.h).
 DAQP_STATUS = {2: "optimal", 1: "optimal", -1: "infeasible", -2: "cycling", -3: "unbounded",
                -4: "iter_limit", -5: "nonconvex", -6: "infeasible"}  # fmt: skip
@@ -69,9 +71,14 @@ _new = tuple.__new__
 class DenseQp:
     """A QP of fixed size with preallocated bounds, for a control loop.
 
-    Write ``H``, ``f`` and ``A`` (assign or fill) and the bounds ``lb``, ``ub``, ``x_lb``,
-    ``x_ub`` **in place** (``qp.lb[:] = ...``: they are views of the stacked bound arrays daqp
-    reads), then call :meth:`solve`.
+    Write ``H``, ``f`` and ``A`` (fill them, or assign: an assignment copies into the QP's own
+    buffer) and the bounds ``lb``, ``ub``, ``x_lb``, ``x_ub`` **in place** (``qp.lb[:] = ...``:
+    they are views of the stacked bound arrays daqp reads), then call :meth:`solve`.
+
+    daqp is called through its C entry point on these buffers
+    (:class:`~mjscope.control.daqp_direct.DirectDaqp`: 1.5 µs per call instead of 3.9 µs for
+    ``daqp.solve`` at n = m = 7, ≈ 4 µs less per solve in the docking loop; the same
+    answers) where the installed daqp allows it, else via ``daqp.solve``.
 
     Args:
         n: Number of variables.
@@ -92,20 +99,20 @@ class DenseQp:
         bounds: Storage for the stacked bounds ``([x_lb; lb], [x_ub; ub])`` to use instead of
             new arrays (e.g. the head of another QP's, to share rows without copying); two
             contiguous float arrays of (n + m,), filled with ±inf here.
+        direct: Call daqp's C entry point (``None``: when
+            :data:`~mjscope.control.daqp_direct.AVAILABLE`); ``False``: ``daqp.solve``.
     """
 
     def __init__(
         self, n: int, m: int, iter_limit: int = 200, feas_tol: float = 1e-6,
         use_quadprog: bool = True, eq_rows: npt.ArrayLike | None = None, soft_box: bool = False,
         rho_soft: float = 1e-6, check: bool = True,
-        bounds: tuple[np.ndarray, np.ndarray] | None = None,
+        bounds: tuple[np.ndarray, np.ndarray] | None = None, direct: bool | None = None,
     ) -> None:  # fmt: skip
         self.n, self.m, self.soft_box, self.rho_soft = n, m, soft_box, rho_soft
         self.check = check
         self.iter_limit, self.feas_tol, self.use_quadprog = iter_limit, feas_tol, use_quadprog
-        self.H = np.eye(n)
-        self.f = np.zeros(n)
-        self.A = np.zeros((m, n))
+        self._H, self._f, self._A = np.eye(n), np.zeros(n), np.zeros((m, n))  # daqp reads these
         if bounds is None:
             self._bl, self._bu = np.full(n + m, -math.inf), np.full(n + m, math.inf)
         else:  # [box; rows]
@@ -121,8 +128,41 @@ class DenseQp:
             self._sense[n:][np.asarray(eq_rows, bool)] = _EQ
         if soft_box:
             self._sense[:n] = _SOFT
-        self._z, self._t, self._t2 = np.zeros(n + m), np.zeros(n + m), np.zeros(n + m)
-        self._ok = np.zeros(n + m, bool)
+        self._z = np.zeros(n + m)
+        use_c = daqp_direct.AVAILABLE if direct is None else direct
+        self._direct = (
+            daqp_direct.DirectDaqp(self._H, self._f, self._A, self._bu, self._bl, self._sense,
+                                   iter_limit, rho_soft)
+            if use_c
+            else None
+        )  # fmt: skip
+
+    @property
+    def H(self) -> np.ndarray:
+        """Hessian (n, n), the QP's own buffer (fill it, or assign to copy into it)."""
+        return self._H
+
+    @H.setter
+    def H(self, value: npt.ArrayLike) -> None:
+        np.copyto(self._H, value)
+
+    @property
+    def f(self) -> np.ndarray:
+        """Linear cost (n,), the QP's own buffer."""
+        return self._f
+
+    @f.setter
+    def f(self, value: npt.ArrayLike) -> None:
+        np.copyto(self._f, value)
+
+    @property
+    def A(self) -> np.ndarray:
+        """General rows (m, n), the QP's own buffer."""
+        return self._A
+
+    @A.setter
+    def A(self, value: npt.ArrayLike) -> None:
+        np.copyto(self._A, value)
 
     def solve(self, fallback: npt.ArrayLike | None = None) -> QpResult:
         """Solve with daqp, then quadprog; ``fallback`` (box-projected) when both fail."""
@@ -132,13 +172,17 @@ class DenseQp:
             sense *= _EQ
             if self.soft_box:
                 sense[: self.n] = _SOFT
-        x, _, flag, info = daqp.solve(self.H, self.f, self.A, self._bu, self._bl, sense,
-                                      iter_limit=self.iter_limit,
-                                      rho_soft=self.rho_soft)  # fmt: skip
+        if self._direct is not None:
+            x, flag, iters = self._direct.solve()
+        else:
+            x, _, flag, info = daqp.solve(self._H, self._f, self._A, self._bu, self._bl, sense,
+                                          iter_limit=self.iter_limit,
+                                          rho_soft=self.rho_soft)  # fmt: skip
+            iters = info["iterations"]
         status = DAQP_STATUS.get(flag, "error")
         if status == "optimal" and (not self.check or self._feasible(x)):  # (tuple.__new__:
-            return _new(QpResult, (x, status, "daqp", info["iterations"]))  # no Python __new__)
-        return self._fallback(status, int(info["iterations"]), fallback)
+            return _new(QpResult, (x, status, "daqp", iters))  # no Python __new__)
+        return self._fallback(status, int(iters), fallback)
 
     def _fallback(self, status: str, iters: int, fallback: npt.ArrayLike | None) -> QpResult:
         """quadprog, then the fallback point (daqp failed with ``status``)."""
@@ -162,10 +206,18 @@ class DenseQp:
         z[:n] = self._bl[:n] if self.soft_box else x
         if self.m:
             z[n:] = self.A.dot(x)
-        t = self._t  # violation: max(lb − z, z − ub) per row (NaN in x → NaN → rejected)
-        np.maximum(np.subtract(self._bl, z, out=t), np.subtract(z, self._bu, out=self._t2), out=t)
-        ok = np.less_equal(t, self.feas_tol, out=self._ok)
-        return np.count_nonzero(ok) == t.size  # (cheaper than t.max())
+        return within(z, self._bl, self._bu, self.feas_tol)
+
+
+def within(z: np.ndarray, lo: np.ndarray, hi: np.ndarray, tol: float) -> bool:
+    """Whether ``lo − tol ≤ z ≤ hi + tol`` everywhere; a NaN in ``z`` fails; (k,) each.
+
+    On Python floats (≈ 2 µs less than the six ufuncs of the array form at k = 14).
+    """
+    for zi, a, b in zip(z.tolist(), lo.tolist(), hi.tolist(), strict=True):
+        if not (a - zi <= tol and zi - b <= tol):  # a NaN fails both comparisons
+            return False
+    return True
 
 
 def solve_qp(
@@ -205,7 +257,7 @@ def solve_qp(
     n = f.shape[0]
     A_, lo, hi, lo_box, hi_box = _standard_form(n, A, lb, ub, x_lb, x_ub)
     qp = DenseQp(n, A_.shape[0], iter_limit, feas_tol, use_quadprog)
-    qp.H, qp.f, qp.A = np.ascontiguousarray(H, float), f, A_
+    qp.H, qp.f, qp.A = H, f, A_
     qp.lb[:], qp.ub[:], qp.x_lb[:], qp.x_ub[:] = lo, hi, lo_box, hi_box
     return qp.solve(fallback)
 

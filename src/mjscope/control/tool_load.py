@@ -240,15 +240,21 @@ class ToolLoadCompensator:
         ~20 µs per call; this arithmetic costs ~1 µs, Pinocchio's kinematics ~3 µs).
 
         Args:
-            q: Joint positions [rad]; (nq,).
-            v: Joint velocities [rad/s]; (nv,).
-            a: Joint accelerations [rad/s²]; (nv,).
+            q: Joint positions [rad]; (nq,), a float array.
+            v: Joint velocities [rad/s]; (nv,), a float array.
+            a: Joint accelerations [rad/s²]; (nv,), a float array.
             out: Receives the wrench (and is returned); default: a new array.
         """
-        w, al, acc, g = self.kinematics(q, v, a)
-        w0, w1, w2 = w.tolist()
-        a0, a1, a2 = al.tolist()
-        s0, s1, s2 = (acc - g).tolist() if self._has_g else acc.tolist()
+        m, d, fid = self.model, self.data, self.fid  # (kinematics(), inlined: fewer calls)
+        pin.forwardKinematics(m, d, q, v, a)
+        R = self.sensor_rotation = pin.updateFramePlacement(m, d, fid).rotation
+        _, _, _, w0, w1, w2 = pin.getFrameVelocity(m, d, fid, LOCAL).vector.tolist()
+        acc = pin.getFrameClassicalAcceleration(m, d, fid, LOCAL).vector
+        if self._has_g:
+            s0, s1, s2 = (acc[:3] - R.T.dot(self._g)).tolist()
+            a0, a1, a2 = acc[3:].tolist()
+        else:
+            s0, s1, s2, a0, a1, a2 = acc.tolist()
         c0, c1, c2 = self._c
         m = self._m
         u0, u1, u2 = w1 * c2 - w2 * c1, w2 * c0 - w0 * c2, w0 * c1 - w1 * c0  # ω × c

@@ -343,21 +343,26 @@ class _Rows:
             return
         t, q, v, tau, p, R, refs, wrench, cf, raw = zip(*self._rows, strict=True)
         self._rows = []
-        P, Rs = np.array(p), np.array(R)
+        P, Rs = _stack(p), _stack(R)
         n, probe = len(t), self.probe
         if probe.docking:
             depth, lat, ang = dock_geometry(P, Rs, probe._mouth, probe._D)
         else:
             depth = lat = ang = np.zeros(n)
         self.log.store_columns({
-            "t": np.array(t), "q": np.array(q), "v": np.array(v), "tau": np.array(tau),
+            "t": np.array(t), "q": _stack(q), "v": _stack(v), "tau": _stack(tau),
             "eef_pos": P, "eef_rot": Rs,
-            "ref_pos": np.array([r.pos for r in refs]), "ref_vel": np.array([r.vel for r in refs]),
-            "ref_rot": np.array([r.rot for r in refs]), "wrench": np.array(wrench),
+            "ref_pos": _stack([r.pos for r in refs]), "ref_vel": _stack([r.vel for r in refs]),
+            "ref_rot": _stack([r.rot for r in refs]), "wrench": _stack(wrench),
             "contact_force": np.array(cf), "insertion_depth": depth, "lateral_error": lat,
             "axis_angle": ang, "segment": np.array([r.segment for r in refs]),
-            "wrench_raw": np.array(raw),
+            "wrench_raw": _stack(raw),
         })  # fmt: skip
+
+
+def _stack(arrays: tuple[np.ndarray, ...] | list[np.ndarray]) -> np.ndarray:
+    """Equal-shaped arrays stacked on a new first axis (``np.array``'s result, ≈ 2× faster)."""
+    return np.concatenate(arrays).reshape(len(arrays), *arrays[0].shape)
 
 
 def _stop(result: RunResult, message: str) -> None:

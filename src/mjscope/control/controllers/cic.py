@@ -89,16 +89,11 @@ class CartesianImpedanceController(FrameController):
         self.dt = float(dt)
         self.integral = np.zeros(3)
         self._use_integral = bool(np.any(gains.ki))
-        self._i_hi = np.full(3, gains.i_limit)  # vector bounds: faster than scalar ones
-        self._i_lo = -self._i_hi
+        self._i_hi_f = float(gains.i_limit)
+        self._ki = np.asarray(gains.ki, float).tolist()
         self._kp, self._kd = gains.kp.copy(), gains.kd.copy()  # scheduled (set_gain_scale)
-        self._kd_pos, self._kd_rot = self._kd[:3], self._kd[3:]
-        self._dt = np.full(3, self.dt)  # a vector, like the null-space gains (cheaper)
+        self._kd_rot = self._kd[3:]
         # Work buffers, reused every period (never returned), and views of them.
-        self._e = np.zeros(6)  # [position; orientation] error, world axes
-        self._e_pos, self._e_rot = self._e[:3], self._e[3:]
-        self._u = np.zeros(6)  # task acceleration
-        self._u_pos, self._u_rot = self._u[:3], self._u[3:]
         nv = self._nv = model.nv
         self._K, self._K_M, self._K_J = saddle_matrix(nv, gains.damping)  # [[M, Jᵀ], [J, −εI]]
         self._b = np.zeros(nv + 6)  # [τ₀; u − J̇ v]
@@ -137,23 +132,36 @@ class CartesianImpedanceController(FrameController):
 
     def _task_acceleration(
         self, reference: MotionReference, oMf: Any, J: np.ndarray, v: np.ndarray
-    ) -> np.ndarray:
-        """Task acceleration a_d + K_D (ẋ_d − J v) + K_P e + K_I ∫e (a work buffer); (6,)."""
-        g, u, u_pos = self.gains, self._u, self._u_pos
-        np.subtract(reference.pos, oMf.translation, out=self._e_pos)
-        self._e_rot[:] = pin.log3(reference.rot.dot(oMf.rotation.T))  # log(R_d Rᵀ)
-        np.multiply(self._kp, self._e, out=u)
-        u -= self._kd * J.dot(v)
-        u_pos += reference.acc + self._kd_pos * reference.vel
+    ) -> list[float]:
+        """Task acceleration a_d + K_D (ẋ_d − J v) + K_P e + K_I ∫e; 6 floats.
+
+        On Python floats (the same IEEE operations, in the same order, as the NumPy form
+        ``u = K_P e − K_D J v; u_pos += a_d + K_D ẋ_d; …``; a 3- or 6-vector ufunc costs more
+        than the arithmetic it does).
+        """
+        e = (reference.pos - oMf.translation).tolist()
+        e += pin.log3(reference.rot.dot(oMf.rotation.T)).tolist()  # log(R_d Rᵀ)
+        jv = J.dot(v).tolist()
+        kp, kd = self._kp.tolist(), self._kd.tolist()
+        u = [kp[i] * e[i] - kd[i] * jv[i] for i in range(6)]
+        acc, vel = reference.acc.tolist(), reference.vel.tolist()
+        for i in range(3):
+            u[i] += acc[i] + kd[i] * vel[i]
         w_d = reference.V_d[3:]  # body angular velocity of the reference (zero when fixed)
         if np.count_nonzero(w_d):  # world ω_d = R_d ω_b, ω̇_d = R_d ω̇_b (ω × ω = 0)
             R_d = reference.rot
-            self._u_rot += self._kd_rot * R_d.dot(w_d) + R_d.dot(reference.Vdot_d[3:])
+            extra = (self._kd_rot * R_d.dot(w_d) + R_d.dot(reference.Vdot_d[3:])).tolist()
+            for i in range(3):
+                u[3 + i] += extra[i]
         if self._use_integral:
             integral = self.integral  # clamped per axis, in place
-            integral += self._e_pos * self._dt
-            np.minimum(np.maximum(integral, self._i_lo, out=integral), self._i_hi, out=integral)
-            u_pos += g.ki * integral
+            acc_i, dt, lo, hi = integral.tolist(), self.dt, self.gains.i_limit, self._i_hi_f
+            ki = self._ki
+            for i in range(3):
+                x = min(max(acc_i[i] + e[i] * dt, -lo), hi)
+                acc_i[i] = x
+                u[i] += ki[i] * x
+            integral[:] = acc_i
         return u
 
     def _torque(
@@ -162,7 +170,7 @@ class CartesianImpedanceController(FrameController):
         J: np.ndarray,
         dJ: np.ndarray,
         h: np.ndarray,
-        u: np.ndarray,
+        u: list[float],
         q: np.ndarray,
         v: np.ndarray,
     ) -> np.ndarray:
@@ -177,10 +185,15 @@ class CartesianImpedanceController(FrameController):
         np.subtract(self.q_null, q, out=tau0)
         tau0 *= self._kp_null
         tau0 -= self._kd_null * v
-        np.subtract(u, dJ.dot(v), out=self._b_task)
+        djv = dJ.dot(v).tolist()
+        self._b_task[:] = [u[i] - djv[i] for i in range(6)]
         self._K_M[:] = M  # upper triangle filled by CRBA: what the solver reads
         self._K_J[:] = J
-        neg_f = sym_solve(self._K, self._b)[self._nv :]  # (6,)
+        lu, piv, info = dsytrf(self._K)  # (SymFactor inlined: one object less per period)
+        if info == 0:
+            neg_f = dsytrs(lu, piv, self._b)[0][self._nv :]  # (6,)
+        else:
+            neg_f = SymFactor(self._K).solve(self._b)[self._nv :]
         tau = np.subtract(tau0, neg_f.dot(J))  # τ₀ + Jᵀ f
         tau += h
         return tau

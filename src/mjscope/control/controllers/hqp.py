@@ -45,7 +45,7 @@ import numpy.typing as npt
 import pinocchio as pin
 from scipy.linalg.lapack import dposv
 
-from mjscope.control.controllers.common import FrameController, frame_kinematics
+from mjscope.control.controllers.common import LWA, FrameController, frame_kinematics
 from mjscope.control.controllers.hqp_adapt import StiffnessAdaptation
 from mjscope.control.controllers.hqp_config import CFG_LIMIT_FIELDS, HqpGains, JointLimits
 from mjscope.control.controllers.hqp_levels import HqpLevels
@@ -135,11 +135,9 @@ class HqpController(FrameController):
         self.adaptation = StiffnessAdaptation(gains, self.dt)
         self._lower = np.tri(nv, k=-1, dtype=bool)  # strict lower triangle of M
         self._use_ki = bool(np.any(gains.ki))
-        self._e = np.zeros(6)  # task error (position, rotation); views below
-        self._e_pos, self._e_rot = self._e[:3], self._e[3:]
-        self._u, self._w = np.zeros(6), np.zeros(6)  # task target, velocity error; (6,)
-        self._u_pos, self._u_rot = self._u[:3], self._u[3:]
-        self._w_pos, self._w_rot = self._w[:3], self._w[3:]
+        self._ki = np.broadcast_to(np.asarray(gains.ki, float), (3,)).tolist()
+        self._u = np.zeros(6)  # task target b; (6,)
+        self._kin_data = self.data  # the Pinocchio data of this period's kinematics
         imp = None if implicit_damping is None else np.asarray(implicit_damping, float)
         self._imp = imp if imp is not None and np.count_nonzero(imp) else None
         # The sensor source's M is built in place in level 2's rows unless those rows hold
@@ -218,11 +216,21 @@ class HqpController(FrameController):
         """See :meth:`Controller.compute`; ``F_ext`` is ignored with the observer source."""
         q = np.asarray(q, float)
         v = np.asarray(v, float)
-        m, d, obs, lv = self.model, self.data, self.observer, self.levels
-        oMf, J, dJ = frame_kinematics(m, d, self.fid, q, v)  # J, J̇: (6, nv)
+        m, d, obs, lv, fid = self.model, self.data, self.observer, self.levels, self.fid
         if obs is not None and obs.q_last is q and obs.v_last is v:
-            M, h = obs.M, obs.bias()  # the observer was just updated at this very state
+            # The observer was just updated at this very state: its CRBA and Coriolis passes
+            # left the joint Jacobians, their time variation and the placements in its data,
+            # equal bit for bit to frame_kinematics' pass (tested), so only the frame is read.
+            d = self._kin_data = obs.data
+            oMf = pin.updateFramePlacement(m, d, fid)
+            J, dJ = (
+                pin.getFrameJacobian(m, d, fid, LWA),
+                pin.getFrameJacobianTimeVariation(m, d, fid, LWA),
+            )  # J, J̇: (6, nv)
+            M, h = obs.M, obs.bias()
         else:
+            d = self._kin_data = self.data
+            oMf, J, dJ = frame_kinematics(m, d, fid, q, v)  # J, J̇: (6, nv)
             M = self._M  # (nv, nv); CRBA fills the upper triangle
             M[:] = pin.crba(m, d, q)
             np.copyto(M, M.T, where=self._lower)  # (cheaper than fancy indexing)
@@ -275,26 +283,39 @@ class HqpController(FrameController):
         JtF: np.ndarray,
         v: np.ndarray,
     ) -> np.ndarray:
-        """``b = u − J̇ v``, the level-1 target of ``J q̈``; (6,)."""
-        g, e, u, w = self.gains, self._e, self._u, self._w
-        np.subtract(reference.pos, oMf.translation, out=self._e_pos)
-        self._e_rot[:] = pin.log3(reference.rot.dot(oMf.rotation.T))
-        np.negative(J.dot(v), out=w)  # ẋ_d − J v, with ẋ_d added below; (6,)
-        self._w_pos += reference.vel
+        """``b = u − J̇ v``, the level-1 target of ``J q̈`` (a work buffer); (6,).
+
+        On Python floats, with the same IEEE operations in the same order as the NumPy form
+        (``w = −J v + ẋ_d; u = K_D w + K_P e + a_d; …``): a 3- or 6-vector ufunc costs more
+        than the arithmetic it does.
+        """
+        g = self.gains
+        e = (reference.pos - oMf.translation).tolist()
+        e += pin.log3(reference.rot.dot(oMf.rotation.T)).tolist()
+        jv, vel = J.dot(v).tolist(), reference.vel.tolist()
+        w = [-jv[i] + vel[i] if i < 3 else -jv[i] for i in range(6)]  # ẋ_d − J v
         w_d = reference.V_d[3:]  # body angular velocity of the reference (zero when fixed)
         rocking = np.count_nonzero(w_d)  # (count_nonzero: far cheaper than .any() at 1 kHz)
         if rocking:  # world ω_d = R_d ω_b, ω̇_d = R_d ω̇_b, as in CIC
-            self._w_rot += reference.rot.dot(w_d)
-        np.multiply(self.kd, w, out=u)
-        u += self.kp * e
-        self._u_pos += reference.acc
+            wr = reference.rot.dot(w_d).tolist()
+            for i in range(3):
+                w[3 + i] += wr[i]
+        kd, kp, acc = self.kd.tolist(), self.kp.tolist(), reference.acc.tolist()
+        u = [kd[i] * w[i] + kp[i] * e[i] for i in range(6)]
+        for i in range(3):
+            u[i] += acc[i]
         if rocking:
-            self._u_rot += reference.rot.dot(reference.Vdot_d[3:])
+            ar = reference.rot.dot(reference.Vdot_d[3:]).tolist()
+            for i in range(3):
+                u[3 + i] += ar[i]
         if self._use_ki:
             integral = self.integral
-            integral += self._e_pos * self.dt
-            np.minimum(np.maximum(integral, -g.i_limit, out=integral), g.i_limit, out=integral)
-            self._u_pos += g.ki * integral
+            acc_i, dt, lim, ki = integral.tolist(), self.dt, g.i_limit, self._ki
+            for i in range(3):
+                x = min(max(acc_i[i] + e[i] * dt, -lim), lim)
+                acc_i[i] = x
+                u[i] += ki[i] * x
+            integral[:] = acc_i
         rhs = JtF  # Jᵀ (F + F_pre)
         if self.preload_force:
             F3 = F[:3]  # ‖F₃‖ as np.linalg.norm computes it (√ of the dot), without its overhead
@@ -304,9 +325,13 @@ class HqpController(FrameController):
             rhs = rhs + f_pre.dot(J[:3])
         if np.count_nonzero(rhs):  # natural-inertia impedance: + J M⁻¹ Jᵀ (F + F_pre)
             _, y, _ = dposv(M, rhs)
-            u += J.dot(y)
-        u -= dJ.dot(v)
-        return u
+            jy = J.dot(y).tolist()
+            for i in range(6):
+                u[i] += jy[i]
+        djv = dJ.dot(v).tolist()
+        out = self._u
+        out[:] = [u[i] - djv[i] for i in range(6)]
+        return out
 
     def _wrench_unc(self, J: np.ndarray) -> np.ndarray:
         """``u + |Jᵀ| w``: the joint torque a wrench error of up to ``w`` per axis makes; (nv,)."""
@@ -334,7 +359,7 @@ class HqpController(FrameController):
         tau0 = self._kp_null * (self.q_null - q)
         tau0 -= self._kd_null * v
         if g.k_sing:
-            Rt = self.data.oMf[self.fid].rotation.T
+            Rt = self._kin_data.oMf[self.fid].rotation.T
             Jb = np.vstack([Rt.dot(J[:3]), Rt.dot(J[3:])])
             tau0 += g.k_sing * manipulability_gradient(Jb)[1]
         return self.levels.level2(J, M, Mt, qdd1, tau0)

@@ -36,7 +36,7 @@ from scipy.linalg.lapack import dposv
 
 from mjscope.control.controllers.hqp_config import JointLimits
 from mjscope.control.controllers.hqp_limits import JointBox
-from mjscope.control.qp import DenseQp
+from mjscope.control.qp import DenseQp, within
 
 STAT_KEYS = ("steps", "level1_quadprog", "level1_infeasible", "task_yield", "level2_failed",
              "hold", "robust_infeasible")  # fmt: skip
@@ -81,8 +81,8 @@ class HqpLevels:
         A2 = self.qp2.A  # [M; J] rows of level 2
         self.M_rows, self._A2_J = A2[:nv], A2[nv:]
         self._bl2_task, self._bu2_task = b2l[2 * nv :], b2u[2 * nv :]
-        self.qp2.H = self._H2 = np.zeros((nv, nv))
-        self.qp1.H, self._regM = np.zeros((nv, nv)), np.zeros((nv, nv))  # filled per period
+        self._H2 = self.qp2.H  # (the QPs' own buffers, filled per period)
+        self.qp1.H, self._regM = np.zeros((nv, nv)), np.zeros((nv, nv))
         self._eye = np.eye(nv)
         self.stats: dict[str, int] = dict.fromkeys(STAT_KEYS, 0)
 
@@ -140,8 +140,9 @@ class HqpLevels:
         H = qp1.H
         np.dot(J.T, J, out=H)
         H += np.multiply(M, self.reg, out=self._regM)
-        qp1.f = -b.dot(J)
-        qp1.A = Mt
+        np.negative(b.dot(J), out=qp1.f)
+        if Mt is not qp1.A:
+            qp1.A[:] = Mt
         r1 = qp1.solve()
         if r1.solver == "quadprog":
             self.stats["level1_quadprog"] += 1
@@ -156,15 +157,14 @@ class HqpLevels:
         """Level 2 in level 1's null space for the torque ``τ₀`` (consumed); q̈ (nv,)."""
         qp1, qp2 = self.qp1, self.qp2
         np.add(M, self._reg_I, out=self._H2)
-        qp2.f = np.negative(tau0, out=tau0)
+        np.negative(tau0, out=qp2.f)
         if Mt is not self.M_rows:  # the observer's M, or M + Δt D
             self.M_rows[:] = Mt
         self._A2_J[:] = J  # [box; torque rows] are shared with level 1 already
         self._bl2_task[:] = self._bu2_task[:] = J.dot(qdd1)  # task rows: J q̈ = J q̈₁*
         r2 = qp2.solve()
-        x, tol = r2.x, qp2.feas_tol
-        box_ok = np.count_nonzero(x - qp1.x_ub <= tol) + np.count_nonzero(qp1.x_lb - x <= tol)
-        if not (r2.solved and box_ok == 2 * self.nv):  # NaN fails both comparisons
+        x = r2.x
+        if not (r2.solved and within(x, qp1.x_lb, qp1.x_ub, qp2.feas_tol)):  # (NaN fails)
             self.stats["level2_failed"] += 1
             return qdd1
         return x

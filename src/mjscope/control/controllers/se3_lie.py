@@ -60,6 +60,7 @@ import mujoco
 import numpy as np
 import numpy.typing as npt
 import pinocchio as pin
+from scipy.linalg.lapack import dsytrf, dsytrs
 
 from mjscope.control.controllers.cic import SymFactor
 from mjscope.control.controllers.common import (
@@ -256,10 +257,9 @@ class Se3LieController(FrameController):
             return f
         E, t = Terr.rotation, Terr.translation
         f[:3] = E.T.dot(self._kp_t * t)
-        A = self._K_R.dot(E)
-        f[3] = A[2, 1] - A[1, 2]  # (K_R E − Eᵀ K_R)^∨ = vee(A − Aᵀ), A = K_R E
-        f[4] = A[0, 2] - A[2, 0]
-        f[5] = A[1, 0] - A[0, 1]
+        (_, a01, a02), (a10, _, a12), (a20, a21, _) = self._K_R.dot(E).tolist()
+        # (K_R E − Eᵀ K_R)^∨ = vee(A − Aᵀ), A = K_R E (on floats: one conversion, 3 writes)
+        f[3], f[4], f[5] = a21 - a12, a02 - a20, a10 - a01
         return f
 
     def _torque(
@@ -291,18 +291,19 @@ class Se3LieController(FrameController):
         if self.feedforward_dropped:
             a[:] = tau0
             np.subtract(u, dJ.dot(v), out=b)
-        K = SymFactor(self._K)  # one factorisation for every solve below
+        lu, piv, info = dsytrf(self._K)  # one factorisation for every solve below
+        solve = (lambda r: dsytrs(lu, piv, r)[0]) if info == 0 else SymFactor(self._K).solve
         if not self.feedforward_dropped:
             a[:] = 0.0
             b[:] = e_V
-            w = K.solve(self._b)[:nv]  # J̄ e_V; (nv,)
+            w = solve(self._b)[:nv]  # J̄ e_V; (nv,)
             a[:] = tau0 + C.dot(w)
             np.subtract(u, dJ.dot(v - w), out=b)
-        f = -K.solve(self._b)[nv:]  # (6,)
+        f = -solve(self._b)[nv:]  # (6,)
         if self._md_inv is not None:  # M̃ M_d⁻¹ F_b − F_b: M̃ x from one more solve
             a[:] = 0.0
             np.multiply(self._md_inv, F_body, out=b)
-            f -= K.solve(self._b)[nv:] + F_body
+            f -= solve(self._b)[nv:] + F_body
         tau = f.dot(J)
         tau += h
         tau += tau0
