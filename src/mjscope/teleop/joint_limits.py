@@ -99,6 +99,7 @@ class JointLimiter:
     def reset(self, q: npt.ArrayLike) -> None:
         """Restart at rest at ``q`` (after a reset or a re-sync to feedback), clipped to limits."""
         self.q = np.minimum(np.maximum(np.asarray(q, dtype=float), self.lower), self.upper)
+        self.q.flags.writeable = False
         self._ql = cast(list[float], self.q.tolist())
         self._vl = [0.0] * len(self._ql)
         self._moving = False
@@ -165,7 +166,8 @@ class JointLimiter:
             vs.append(v)
         v0 = self._vl
         self._ql, self._vl = qs, vs
-        self.q = np.array(qs)
+        self.q = q = np.array(qs)
+        q.flags.writeable = False  # shared by the adapter, the log and the model, never changed
         self._moving = any(vs)
         return JointStep(self.q, vs, _CLAMPS[hit], v0, inv_dt)
 
