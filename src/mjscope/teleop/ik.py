@@ -131,11 +131,16 @@ class ArmIk:
         """``(n,)`` the model's joint positions [rad]."""
         return self._state.q[self._idx].copy()
 
-    def set_q(self, q: npt.ArrayLike) -> None:
-        """Move the model to ``q`` [rad] (synced to feedback, or to the last command)."""
+    def set_q(self, q: npt.ArrayLike, floats: list[float] | None = None) -> None:
+        """Move the model to ``q`` [rad] (synced to feedback, or to the last command).
+
+        Args:
+            q: The joints.
+            floats: ``q`` as plain floats, if the caller has them (the control cycle).
+        """
         v = self._state.q
         v[self._idx] = q  # into the model's vector
-        self._q_model = v[self._idx].tolist()
+        self._q_model = floats if floats is not None else v[self._idx].tolist()
         self.robot.update_kinematics()
         self._T_now = None
 

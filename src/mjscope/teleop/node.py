@@ -217,7 +217,7 @@ class TeleopArm(ArmChannel):
             step = self.joints.brake()
         if reason or step.clamps:  # else the model is at the command (to round-off)
             self.stats.clamped(step.clamps)
-            self.ik.set_q(step.q)
+            self.ik.set_q(step.q, self.joints.floats)
         row = self.timing.row
         row[TARGET], row[IK], row[LIMITS] = t1 - t0, t2 - t1, perf_counter() - t2
         a = np.array(p + q)  # one array, the target's two parts are views of it
