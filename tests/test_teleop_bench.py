@@ -47,3 +47,9 @@ def test_the_peer_tracks_its_target_like_the_samples() -> None:
         arm.step(hold_pose([0.3 + 0.05 * min(k / 30, 1), 0.2, 1.0, 1.0, 0, 0, 0]))
     moved = arm.robot.get_T_world_frame(arm.ee)[:3, 3] - ee0
     assert_close(moved, [0.05, 0.0, 0.0], 2e-3, what="end-effector displacement [m]")
+
+
+def test_a_preempted_tail_is_flagged_not_passed_off_as_the_cycles() -> None:
+    assert bench_teleop._preempted(70.0, 200.0, 100.0, 250.0) == ""
+    assert "preempted" in bench_teleop._preempted(70.0, 200.0, 100.0, 3000.0)  # the peer's
+    assert "preempted" in bench_teleop._preempted(70.0, 2000.0, 100.0, 250.0)  # ours
