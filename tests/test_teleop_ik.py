@@ -92,6 +92,28 @@ def test_a_step_that_raises_the_error_is_not_converged() -> None:
     assert_close(ik.q, Q0 + 0.3, 0.0)
 
 
+def test_a_rejected_step_leaves_the_model_exactly_where_it_was_and_the_ik_goes_on() -> None:
+    ik = _ik(IkCfg(posture_weight=100.0))
+    ik.set_q(Q0 + 0.3)
+    fk0 = ik.ee_pose()
+    assert ik.solve(fk0).reason == "not_converged"  # Placo's solve moved the model first
+    assert_close(ik.ee_pose().p, fk0.p, 0.0, what="FK after the reject [m]")
+    fresh = _ik(IkCfg(posture_weight=100.0))
+    fresh.set_q(Q0 + 0.3)
+    target = Pose(fk0.p + np.array([0.02, 0.0, 0.0]), fk0.q)
+    assert_close(ik.solve(target).q, fresh.solve(target).q, 0.0, what="the next step")
+
+
+def test_the_joints_read_from_the_ik_are_a_copy_not_placos_memory() -> None:
+    ik = _ik()
+    q = ik.q
+    q += 0.5  # a caller's array: Placo's solve reuses and swaps its own storage
+    assert_close(ik.q, Q0, 0.0)
+    r = ik.solve(ik.ee_pose())
+    r.q[:] = 9.0
+    assert np.all(np.abs(ik.q) < 4.0)
+
+
 def test_orientation_targets_are_tracked() -> None:
     ik = _ik()
     start = ik.ee_pose()

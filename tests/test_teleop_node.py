@@ -14,7 +14,6 @@ from mjscope.rig import SideCfg, load_rig_cfg
 from mjscope.teleop.adapters.base import AdapterError, Feedback
 from mjscope.teleop.adapters.mock import MockRealManAdapter
 from mjscope.teleop.build import build_arm
-from mjscope.teleop.ik import IkResult
 from mjscope.teleop.limits import Workspace
 from mjscope.teleop.node import TeleopArm
 from mjscope.teleop.scripted import hold_pose
@@ -198,9 +197,7 @@ def test_a_failed_qp_holds_the_last_good_command(monkeypatch: pytest.MonkeyPatch
     t = run(arm, 0.0, 0.3, lambda t: held(dx=0.2 * t))
     q_good, v = arm.joints.q.copy(), np.abs(arm.joints.v)
     assert v.max() > 0.1  # it was moving when the QP started failing
-    monkeypatch.setattr(
-        arm.ik, "solve", lambda target: IkResult(arm.ik.q, False, "qp_failure", 0, 0)
-    )
+    monkeypatch.setattr(arm.ik, "advance", lambda target: "qp_failure")  # the model stays
     qs = [arm.step(t + k * DT, held(dx=0.2 * (t + k * DT))).q for k in range(30)]
     assert arm.stats.ik_rejects["qp_failure"] == 30
     braking = v * v / (2 * arm.joints.amax) + v * DT  # the stopping distance at joint_max_acc

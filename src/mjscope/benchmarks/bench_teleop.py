@@ -10,8 +10,11 @@
    ``T_world_frame`` → ``solve(True)`` → ``update_kinematics``, no limits. Targets (issue 18):
    our p50 ≤ 0.6× the peer's, our p99 ≤ 0.5× the peer's. Ratios also to the bare cost: Placo
    solve + ``update_kinematics`` of the same targets. The per-stage split comes from the
-   cycle's own time stamps (:mod:`mjscope.teleop.timing`). Again with the mirror subscribed
-   to both state topics (the messages are then built and handed over without a copy).
+   cycle's own time stamps (:mod:`mjscope.teleop.timing`). The same interleaved rounds again
+   with this thread under ``SCHED_FIFO`` (both loops; where permitted), as ``--rt-priority``
+   runs the workers: the tail without other processes' preemptions. Again with the mirror
+   subscribed to both state topics (the messages are then built and handed over without a
+   copy).
 2. The chain at 1 kHz per arm on the wall clock: ``Teleop.run``, one worker thread per arm at
    ``control_rate_hz = 1000``; missed cycles per arm (a deadline passed while the previous cycle
    was still at work). Target: ≤ 1 % missed on a quiet machine. Again with ``--rt-priority``
@@ -22,6 +25,7 @@
 from __future__ import annotations
 
 import gc
+import os
 import sys
 import time
 from dataclasses import replace
@@ -35,7 +39,8 @@ from mjscope.bridge.transport.inproc import InprocTransport
 from mjscope.rig import RigCfg, load_rig_cfg
 from mjscope.teleop.build import build_arm, make_adapter
 from mjscope.teleop.loop import Teleop
-from mjscope.teleop.poses import Pose, pose_to_matrix
+from mjscope.teleop.poses import Pose, pose_to_flat, pose_to_matrix
+from mjscope.teleop.realtime import set_realtime
 from mjscope.teleop.scripted import ScriptedXrSource, hold_pose
 from mjscope.teleop.urdf import read_urdf
 from mjscope.teleop.xr.base import XrFrame
@@ -45,6 +50,7 @@ from .teleop_peer import NaiveArm
 P50_TARGET, P99_TARGET = 0.6, 0.5  # our cycle ÷ the peer's (issue 18)
 MISSED_TARGET = 0.01  # at 1 kHz per arm
 RT_PRIORITY = 10  # the 1 kHz run again with --rt-priority (SCHED_FIFO) where permitted
+TAIL_NOISE = 4.0  # a p99 beyond this many p50s is preemption on a busy machine, not the cycle
 
 
 def circle(t: float) -> XrFrame:
@@ -152,8 +158,85 @@ def _bare_placo(rig: RigCfg, targets: dict[str, list[np.ndarray | None]], skip: 
     return out
 
 
-def _verdict(ratio: float, target: float) -> str:
-    return f"≤ {target:g}× peer" + ("" if ratio <= target else "  MISS")
+class _Floor:
+    """Our cycle's Placo calls alone, with the XR input: what a compiled chain would still pay.
+
+    Per arm, as the cycle calls them, on the targets ours recorded (cycled): the frame task's
+    target, the end-effector transform (the step's error bound), ``solve(True)``, the joints,
+    ``update_kinematics``, the transform again (the convergence check), and the clamp's
+    re-sync (``update_kinematics`` at the limited command) in every cycle: an upper bound.
+    """
+
+    def __init__(self, rig: RigCfg, targets: dict[str, list[np.ndarray | None]]) -> None:
+        self.teleop = _teleop(rig, InprocTransport())
+        self.iks = {s: a.ik for s, a in self.teleop.arms.items()}
+        rows = zip(*(targets[s] for s in self.iks), strict=True)
+        self.flats = [
+            [None if a is None else pose_to_flat(Pose(a[:3], a[3:])) for a in r] for r in rows
+        ]
+        self.dt = min(a.dt for a in self.teleop.arms.values())
+        self.k = 0
+
+    def run(self, n: int) -> list[float]:
+        out = []
+        for _ in range(n):
+            row = self.flats[self.k % len(self.flats)]
+            t0 = time.perf_counter()
+            frame = circle(self.k * self.dt)
+            for (side, ik), flat in zip(self.iks.items(), row, strict=True):
+                if flat is None or frame.side(side) is None:
+                    continue
+                robot, name = ik.robot, ik.ee_frame
+                ik._pack(ik._T_buf, 0, *flat)
+                ik._task.T_world_frame = ik._T_target
+                robot.get_T_world_frame(name).ravel().tolist()
+                ik.solver.solve(True)
+                q = ik._state.q[ik._idx].tolist()
+                robot.update_kinematics()
+                robot.get_T_world_frame(name).ravel().tolist()
+                ik._state.q[ik._idx] = q
+                robot.update_kinematics()
+            out.append(time.perf_counter() - t0)
+            self.k += 1
+        return out
+
+
+def _preempted(c50: float, c99: float, q50: float, q99: float) -> str:
+    """A warning when a loop's tail is the machine's (p99 > 4× its p50), not its cycles'."""
+    if c99 <= TAIL_NOISE * c50 and q99 <= TAIL_NOISE * q50:
+        return ""
+    return f"; a tail over {TAIL_NOISE:g}× its p50 was preempted (never met): see SCHED_FIFO"
+
+
+def _judged(ratio: float, target: float, clean: bool = True) -> dict[str, Any]:
+    """A row's target and whether it was met (the table marks ✓ or ✗ MISS).
+
+    A measurement that is not the cycles' own (``clean`` false: a preempted tail) never
+    counts as met.
+    """
+    return {"target": f"≤ {target:g}× peer", "met": bool(clean and ratio <= target)}
+
+
+def _rounds(ours: Any, peer: _Peer, rounds: int, n: int) -> tuple[float, float, float, float]:
+    """Interleaved rounds (the same load for both): medians of the rounds' p50s and p99s [µs]."""
+    per_round = np.array([(*_pct(ours.run(n)), *_pct(peer.run(n))) for _ in range(rounds)])
+    c50, c99, q50, q99 = np.median(per_round, axis=0).tolist()
+    return c50, c99, q50, q99
+
+
+def _realtime_rounds(
+    ours: _Ours, peer: _Peer, rounds: int, n: int
+) -> tuple[float, float, float, float] | None:
+    """:func:`_rounds` with this thread under ``SCHED_FIFO`` (``None`` where refused)."""
+    if not hasattr(os, "SCHED_FIFO"):
+        return None
+    policy, param = os.sched_getscheduler(0), os.sched_getparam(0)
+    if not set_realtime("teleop bench", RT_PRIORITY):
+        return None
+    try:
+        return _rounds(ours, peer, rounds, n)
+    finally:
+        os.sched_setscheduler(0, policy, param)
 
 
 def bench_cycle(quick: bool) -> list[dict[str, Any]]:
@@ -163,18 +246,14 @@ def bench_cycle(quick: bool) -> list[dict[str, Any]]:
     ours.run(n // 4)  # warm-up: the clutch engages, caches fill
     peer.run(n // 4)
     gc.freeze()  # as Teleop.run does: no full collection scans the models mid-cycle (both sides)
-    o50, o99, p50s, p99s = [], [], [], []
-    for _ in range(rounds):  # interleaved: the same machine load for both
-        a, b = _pct(ours.run(n)), _pct(peer.run(n))
-        o50.append(a[0])
-        o99.append(a[1])
-        p50s.append(b[0])
-        p99s.append(b[1])
-    c50, c99 = float(np.median(o50)), float(np.median(o99))
-    q50, q99 = float(np.median(p50s)), float(np.median(p99s))
-    b50, b99 = _pct(_bare_placo(rig, ours.targets, n // 4))
-    stages = {s: a.timing.summary() for s, a in ours.teleop.arms.items()}
+    c50, c99, q50, q99 = _rounds(ours, peer, rounds, n)
     engaged = sum(a.stats.engaged_cycles for a in ours.teleop.arms.values())
+    rt = _realtime_rounds(ours, peer, rounds, n)
+    b50, b99 = _pct(_bare_placo(rig, ours.targets, n // 4))
+    floor = _Floor(rig, {s: t[: n // 4] for s, t in ours.targets.items()})
+    f50, _, fq50, _ = _rounds(floor, peer, rounds, n)  # interleaved with the peer as well
+    floor.teleop.close()
+    stages = {s: a.timing.summary() for s, a in ours.teleop.arms.items()}
     ours.close()
     mirror = _Ours(rig, mirror=True)
     mirror.run(n // 4)
@@ -183,17 +262,24 @@ def bench_cycle(quick: bool) -> list[dict[str, Any]]:
     r50, r99 = c50 / q50, c99 / q99
     rows = [
         {"metric": "teleop cycle p50 (both arms, all limits, publish)", "value": c50, "unit": "µs",
-         "ratio": c50 / b50, "target": _verdict(r50, P50_TARGET),
+         "ratio": c50 / b50, **_judged(r50, P50_TARGET),
          "note": f"{r50:.2f}× the naive peer's p50 ({q50:.1f} µs); {rounds} interleaved rounds "
                  f"of {n}, medians; {engaged} engaged arm-cycles; no subscriber on the bus"},
         {"metric": "teleop cycle p99 (both arms)", "value": c99, "unit": "µs", "ratio": c99 / b99,
-         "target": _verdict(r99, P99_TARGET),
-         "note": f"{r99:.2f}× the naive peer's p99 ({q99:.1f} µs)"},
+         **_judged(r99, P99_TARGET, clean=not _preempted(c50, c99, q50, q99)),
+         "note": f"{r99:.2f}× the naive peer's p99 ({q99:.1f} µs)"
+                 + _preempted(c50, c99, q50, q99)},
         {"metric": "naive peer cycle p50 (Placo per arm, no limits)", "value": q50, "unit": "µs",
          "ratio": q50 / b50, "target": "", "note": f"p99 {q99:.1f} µs"},
         {"metric": "bare Placo solve + update_kinematics, both arms", "value": b50, "unit": "µs",
          "ratio": 1.0, "target": "", "note": f"p99 {b99:.1f} µs: the ratio's base"},
+        {"metric": "our cycle's Placo calls + XR input only (compiled-chain floor)",
+         "value": f50, "unit": "µs", "ratio": f50 / b50, "target": "",
+         "note": f"{f50 / fq50:.2f}× the peer's p50 ({fq50:.1f} µs, interleaved): everything "
+                 f"of ours in zero time; the rest of our cycle (≈ {r50 - f50 / fq50:.2f}× the "
+                 "peer) is our Python"},
     ]  # fmt: skip
+    rows += _realtime_rows(rt, b50, b99)
     rows += _stage_rows(stages, b50)
     rows.append(
         {"metric": "teleop cycle p99, mirror subscribed (in-process bus)", "value": m99,
@@ -201,6 +287,24 @@ def bench_cycle(quick: bool) -> list[dict[str, Any]]:
          "note": f"p50 {m50:.0f} µs: messages built, handed over without a copy"}
     )  # fmt: skip
     return rows
+
+
+def _realtime_rows(
+    rt: tuple[float, float, float, float] | None, b50: float, b99: float
+) -> list[dict[str, Any]]:
+    """The SCHED_FIFO rounds' rows (none where the policy was refused)."""
+    if rt is None:
+        return []
+    c50, c99, q50, q99 = rt
+    how = f"both loops under SCHED_FIFO {RT_PRIORITY}, interleaved, medians"
+    return [
+        {"metric": "teleop cycle p50, SCHED_FIFO (both arms)", "value": c50, "unit": "µs",
+         "ratio": c50 / b50, **_judged(c50 / q50, P50_TARGET),
+         "note": f"{c50 / q50:.2f}× the naive peer's p50 ({q50:.1f} µs); {how}"},
+        {"metric": "teleop cycle p99, SCHED_FIFO (both arms)", "value": c99, "unit": "µs",
+         "ratio": c99 / b99, **_judged(c99 / q99, P99_TARGET),
+         "note": f"{c99 / q99:.2f}× the naive peer's p99 ({q99:.1f} µs); {how}"},
+    ]  # fmt: skip
 
 
 def _stage_rows(stages: dict[str, dict[str, Any]], base: float) -> list[dict[str, Any]]:
@@ -230,7 +334,6 @@ def bench_1khz(quick: bool, rt_priority: int | None = None) -> list[dict[str, An
     rows = []
     for side, st in per_arm.items():
         share = st.missed / max(1, st.ticks + st.missed)
-        miss = "" if share <= MISSED_TARGET else "  MISS"
         how = "own worker thread"
         if rt_priority is not None:
             how += f", SCHED_FIFO {rt_priority}" if st.realtime else ", SCHED_FIFO refused"
@@ -238,7 +341,7 @@ def bench_1khz(quick: bool, rt_priority: int | None = None) -> list[dict[str, An
             {"metric": f"teleop at 1 kHz, {side} arm{' (--rt-priority)' if rt_priority else ''}: "
                        "missed cycles", "value": 100.0 * share,
              "unit": "%", "ratio": None,
-             "target": f"≤ {100 * MISSED_TARGET:g} %{miss}",
+             "target": f"≤ {100 * MISSED_TARGET:g} %", "met": bool(share <= MISSED_TARGET),
              "note": f"{st.ticks} cycles in {st.duration_s:.1f} s ({rates[side]:.0f} Hz), "
                      f"{st.missed} missed, {st.over_budget} over 1 ms, worst "
                      f"{st.worst_compute_s * 1e3:.2f} ms; {how}"}

@@ -84,7 +84,7 @@ class ArmChannel:
         """Send the command, publish state and target; time the ``send`` stage."""
         t1 = time.perf_counter()
         sent = self._send(step, now)
-        if sent:
+        if sent and self._ack_after is not None:  # only an adapter with its own feedback
             self._sent_at = now + (time.perf_counter() - t0)
         self._publish(self._feedback(now), step.q if sent else None)
         self.timing.row[SEND] = time.perf_counter() - t1

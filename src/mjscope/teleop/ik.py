@@ -15,7 +15,7 @@ Otherwise the model goes back to where it was and the caller holds its last good
 from __future__ import annotations
 
 import math
-from array import array
+import struct
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -96,13 +96,16 @@ class ArmIk:
             self.robot.set_velocity_limit(n, float(v))
         self._T_now: list[float] | None = None  # the EE transform of the model's state, flat
         self._T_target = np.eye(4)  # the frame task's target (Placo copies it) ...
-        self._T_buf = self._T_target.data.cast("B").cast("d")  # ... written flat
-        self._state = self.robot.state  # a reference: its q is the model's
-        self._full = self._state.q
+        self._T_buf = self._T_target.data.cast("B")  # ... written flat (struct, 16 doubles)
+        self._pack = struct.Struct("16d").pack_into
+        # A reference to the model's state. Its ``q`` getter is a view of the model's vector,
+        # valid only until the next solve (Placo's solve swaps the vector's storage): it is
+        # read and written at once, never kept.
+        self._state = self.robot.state
+        self._q_model: list[float] = []  # the joints the model holds (before a step)
         self._atol = self.cfg.divergence_atol
         self._e = (0.0, 0.0)  # the last step's errors (:meth:`_errors`)
         self.q_step: list[float] = []
-        self._q_arr = np.zeros(0)  # q_step as an array (a view of a copy of the state)
         self._solver(dt, np.asarray(posture, dtype=float))
         self.set_q(np.clip(posture, self.lower, self.upper))
 
@@ -126,15 +129,19 @@ class ArmIk:
     @property
     def q(self) -> np.ndarray:
         """``(n,)`` the model's joint positions [rad]."""
-        return self.robot.state.q[self._idx]
+        return self._state.q[self._idx].copy()
 
-    def set_q(self, q: npt.ArrayLike) -> None:
-        """Move the model to ``q`` [rad] (synced to feedback, or to the last command)."""
-        full = self._state.q
-        full[self._idx] = q
-        self._state.q = full
+    def set_q(self, q: npt.ArrayLike, floats: list[float] | None = None) -> None:
+        """Move the model to ``q`` [rad] (synced to feedback, or to the last command).
+
+        Args:
+            q: The joints.
+            floats: ``q`` as plain floats, if the caller has them (the control cycle).
+        """
+        v = self._state.q
+        v[self._idx] = q  # into the model's vector
+        self._q_model = floats if floats is not None else v[self._idx].tolist()
         self.robot.update_kinematics()
-        self._full = full  # what the model holds (the state's getter returns a copy)
         self._T_now = None
 
     def ee_pose(self) -> Pose:
@@ -172,20 +179,21 @@ class ArmIk:
                 list of floats).
         """
         if isinstance(target, list):
-            reason = self._advance(target)
+            reason = self.advance(target)
             return IkResult(self.q_step, not reason, reason, *_metric(self._e))
-        reason = self._advance(pose_to_flat(target))
-        return IkResult(self._q_arr, not reason, reason, *_metric(self._e))
+        reason = self.advance(pose_to_flat(target))
+        return IkResult(np.array(self.q_step), not reason, reason, *_metric(self._e))
 
-    def _advance(self, target: list[float]) -> str:
-        """:meth:`solve` on ``T_target`` as 16 floats.
+    def advance(self, target: list[float]) -> str:
+        """:meth:`solve` in the control cycle's form: ``T_target`` as 16 floats, row-major.
 
         Returns:
             ``""`` when the step is accepted (its joints: :attr:`q_step`, plain floats), else
             the reason (the model is back where it was; :attr:`q_step` is that position).
+            The step's errors are not converted (:meth:`solve` does that).
         """
-        full0 = self._full
-        self._T_buf[:] = array("d", target)  # into the task's target matrix
+        q0 = self._q_model
+        self._pack(self._T_buf, 0, *target)  # into the task's target matrix
         self._task.T_world_frame = self._T_target
         e = self._errors(target)  # the EE where the last step left it: the bound on the step's
         before = (self._w_pos * e[0] + self._w_ori * e[1]) * self._rtol1 + self._atol  # error
@@ -193,24 +201,21 @@ class ArmIk:
         try:
             self.solver.solve(True)
         except RuntimeError:
-            return self._reject(full0, "qp_failure", target)
-        full = self._state.q
-        q_arr = full[self._idx]
-        q = q_arr.tolist()
+            return self._reject(q0, "qp_failure", target)
+        q = self._state.q[self._idx].tolist()
         if not math.isfinite(sum(q)):
-            return self._reject(full0, "non_finite", target)
+            return self._reject(q0, "non_finite", target)
         self.robot.update_kinematics()
-        self._full = full
         e = self._e = self._errors(target)  # and caches the new end-effector transform
         if self._w_pos * e[0] + self._w_ori * e[1] > before:
-            return self._reject(full0, "not_converged", target)
-        self.q_step, self._q_arr = q, q_arr
+            return self._reject(q0, "not_converged", target)
+        self._q_model = self.q_step = q
         return ""
 
-    def _reject(self, full0: np.ndarray, reason: str, target: list[float]) -> str:
-        q0 = self._q_arr = full0[self._idx]
+    def _reject(self, q0: list[float], reason: str, target: list[float]) -> str:
+        """Back to ``q0`` (the model's joints before the step)."""
         self.set_q(q0)
-        self.q_step = q0.tolist()
+        self.q_step = self._q_model
         self._e = self._errors(target)
         return reason
 

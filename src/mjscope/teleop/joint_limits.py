@@ -91,14 +91,15 @@ class JointLimiter:
         safe = np.maximum(far, self.vmax * self.dt * (1 + 1e-9) + 1e-12) + 1e-12
         cols = [self.lower + safe, self.upper - safe, self.vmax, -self.vmax, self._dv]
         cols += [self.lower, self.upper, self.amax, self._k, far]
-        self._rows: list[tuple[float, ...]] = [  # per-joint constants as plain floats
-            tuple(row) for row in np.stack(cols, axis=1).tolist()
-        ]
+        rows = np.stack(cols, axis=1).tolist()  # per-joint constants as plain floats:
+        self._rows: list[tuple[float, ...]] = [tuple(r[:5]) for r in rows]  # the usual joint's
+        self._near: list[tuple[float, ...]] = [tuple(r[5:]) for r in rows]  # near a limit
         self.reset(q0)
 
     def reset(self, q: npt.ArrayLike) -> None:
         """Restart at rest at ``q`` (after a reset or a re-sync to feedback), clipped to limits."""
         self.q = np.minimum(np.maximum(np.asarray(q, dtype=float), self.lower), self.upper)
+        self.q.flags.writeable = False
         self._ql = cast(list[float], self.q.tolist())
         self._vl = [0.0] * len(self._ql)
         self._moving = False
@@ -107,6 +108,11 @@ class JointLimiter:
     def v(self) -> np.ndarray:
         """``(n,)`` the last command's velocity [rad/s]."""
         return np.array(self._vl)
+
+    @property
+    def floats(self) -> list[float]:
+        """The last command as plain floats (the values of :attr:`q`; not to be changed)."""
+        return self._ql
 
     @property
     def at_rest(self) -> bool:
@@ -136,8 +142,8 @@ class JointLimiter:
         # x if x >= y else y is max(x, y) (and <= is min) without the call. Far from both
         # limits (d ≥ far) a stopping-speed cap exceeds v_max, so it cannot bind: skip its
         # sqrt; at d ≥ safe (≥ far, > v_max·dt) the position clamp cannot bind either.
-        for qi, vi0, di, (lo_safe, up_safe, vm, nvm, dv, lo, up, am, k, far) in zip(
-            self._ql, self._vl, qd, self._rows, strict=True
+        for qi, vi0, di, (lo_safe, up_safe, vm, nvm, dv), near in zip(
+            self._ql, self._vl, qd, self._rows, self._near, strict=True
         ):
             v_des = (di - qi) * inv_dt
             a_lo, a_hi = vi0 - dv, vi0 + dv
@@ -150,6 +156,7 @@ class JointLimiter:
                     hit |= (v == vm or v == nvm) << 1 | (v == a_lo or v == a_hi) << 2
                 qs.append(qi + v * dt)
             else:
+                lo, up, am, k, far = near
                 du, dl = up - qi, qi - lo
                 cap_up = _INF if du >= far else _cap(du, am, c, k, half)
                 cap_lo = _INF if dl >= far else _cap(dl, am, c, k, half)
@@ -165,7 +172,8 @@ class JointLimiter:
             vs.append(v)
         v0 = self._vl
         self._ql, self._vl = qs, vs
-        self.q = np.array(qs)
+        self.q = q = np.array(qs)
+        q.flags.writeable = False  # shared by the adapter, the log and the model, never changed
         self._moving = any(vs)
         return JointStep(self.q, vs, _CLAMPS[hit], v0, inv_dt)
 

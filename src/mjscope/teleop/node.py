@@ -206,21 +206,22 @@ class TeleopArm(ArmChannel):
         if clamps:
             self.stats.clamped(clamps)
         t1 = perf_counter()
-        result = self.ik.solve(floats_to_flat(p, q))
+        reason = self.ik.advance(floats_to_flat(p, q))
         t2 = perf_counter()
-        if result.ok:
+        if not reason:
             self._prev_target = (p, q)
-            step = self.joints.step(result.q)
+            step = self.joints.step(self.ik.q_step)
         else:
             self._prev_target = prev
-            self.stats.ik_rejects[result.reason] += 1
+            self.stats.ik_rejects[reason] += 1
             step = self.joints.brake()
-        if not result.ok or step.clamps:  # else the model is at the command (to round-off)
+        if reason or step.clamps:  # else the model is at the command (to round-off)
             self.stats.clamped(step.clamps)
-            self.ik.set_q(step.q)
+            self.ik.set_q(step.q, self.joints.floats)
         row = self.timing.row
         row[TARGET], row[IK], row[LIMITS] = t1 - t0, t2 - t1, perf_counter() - t2
-        return step, Pose(np.array(p), np.array(q))
+        a = np.array(p + q)  # one array, the target's two parts are views of it
+        return step, Pose(a[:3], a[3:])
 
     def _seed(self, q_measured: np.ndarray) -> None:
         """The limiter and the IK at the measured joints, clamped into the URDF limits."""

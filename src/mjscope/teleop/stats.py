@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import struct
 from array import array
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -56,9 +59,14 @@ class ArmStats:
     engage_refused: int = 0
     _peak_v: list[float] = field(default_factory=list, repr=False)
     _peak_a: list[float] = field(default_factory=list, repr=False)
+    # The queue of sent commands: preallocated on the first one (n joints × _BATCH), filled
+    # row by row with struct (no per-command allocation), folded into the peaks when full.
     _qv: array[float] = field(default_factory=lambda: array("d"), repr=False)
     _qv0: array[float] = field(default_factory=lambda: array("d"), repr=False)
-    _qdt: array[float] = field(default_factory=lambda: array("d"), repr=False)
+    _qdt: array[float] = field(default_factory=lambda: array("d", bytes(8 * _BATCH)), repr=False)
+    _queued: int = field(default=0, repr=False)
+    _row: int = field(default=0, repr=False)  # bytes per queued row
+    _pack: Callable[..., Any] | None = field(default=None, repr=False)
 
     @property
     def max_speed(self) -> np.ndarray:
@@ -92,27 +100,33 @@ class ArmStats:
             v0: The previous command's [rad/s] (the acceleration is ``(v − v0) · inv_dt``).
             inv_dt: ``1 / dt`` [1/s].
 
-        The cycle only queues the numbers (in ``array('d')`` buffers, which the garbage
-        collector does not track); the peaks are taken in batches with NumPy (the same
-        operations per element).
+        The cycle only queues the numbers (in preallocated ``array('d')`` buffers, which the
+        garbage collector does not track); the peaks are taken in batches with NumPy (the
+        same operations per element).
         """
-        self._qv.extend(v)
-        self._qv0.extend(v0)
-        self._qdt.append(inv_dt)
-        if len(self._qdt) >= _BATCH:
+        pack, i = self._pack, self._queued
+        if pack is None:  # the first command: the queue's size is now known
+            self._row = 8 * len(v)
+            self._qv, self._qv0 = (array("d", bytes(self._row * _BATCH)) for _ in range(2))
+            pack = self._pack = struct.Struct(f"{len(v)}d").pack_into
+        pack(self._qv, i * self._row, *v)
+        pack(self._qv0, i * self._row, *v0)
+        self._qdt[i] = inv_dt
+        self._queued = i = i + 1
+        if i >= _BATCH:
             self._fold()
 
     def _fold(self) -> None:
         """Take the queued commands into the peaks."""
-        n = len(self._qdt)
+        n = self._queued
         if not n:
             return
-        v = np.frombuffer(self._qv, dtype=float).reshape(n, -1)
-        v0 = np.frombuffer(self._qv0, dtype=float).reshape(n, -1)
-        acc = (v - v0) * np.frombuffer(self._qdt, dtype=float)[:, None]
+        m = n * self._row // 8
+        v = np.frombuffer(self._qv, dtype=float)[:m].reshape(n, -1)
+        v0 = np.frombuffer(self._qv0, dtype=float)[:m].reshape(n, -1)
+        acc = (v - v0) * np.frombuffer(self._qdt, dtype=float)[:n, None]
         pv, pa = np.abs(v).max(axis=0), np.abs(acc).max(axis=0)
-        del v, v0, acc  # release the buffers' exports before they are emptied
-        self._qv, self._qv0, self._qdt = array("d"), array("d"), array("d")
+        self._queued = 0
         if len(self._peak_v) == pv.size:
             pv, pa = np.maximum(pv, self._peak_v), np.maximum(pa, self._peak_a)
         self._peak_v, self._peak_a = pv.tolist(), pa.tolist()

@@ -8,6 +8,13 @@ import numpy as np
 
 from mjscope.teleop.xr.base import ControllerState
 
+_F8 = np.dtype(float)
+
+
+def _floats(pose: object) -> list[float]:
+    out: list[float] = np.asarray(pose, dtype=float).tolist()
+    return out
+
 
 class XrInput:
     """Tracks one side's controller between XR frames.
@@ -43,7 +50,8 @@ class XrInput:
             The newest state while fresh; ``None`` before the first frame and during a timeout.
         """
         if ctrl is not None:
-            pose = np.asarray(ctrl.pose, dtype=float).tolist()
+            p = ctrl.pose
+            pose = p.tolist() if type(p) is np.ndarray and p.dtype == _F8 else _floats(p)
             if math.isfinite(sum(pose)):
                 self._ctrl, self._last, self.ever, self.timed_out = ctrl, now, True, False
                 self.pose = pose

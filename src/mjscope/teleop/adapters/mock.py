@@ -16,6 +16,8 @@ import numpy.typing as npt
 
 from mjscope.teleop.adapters.base import AdapterError, ArmAdapter, Feedback
 
+_F8 = np.dtype(float)
+
 
 class MockRealManAdapter(ArmAdapter):
     """An arm that is wherever it was last commanded.
@@ -50,14 +52,17 @@ class MockRealManAdapter(ArmAdapter):
         Raises:
             AdapterError: Not connected, or ``q`` is not one finite angle per joint.
         """
-        v = np.array(q, dtype=float)  # a copy: the next feedback shares it, read-only
         if not self.connected:
             raise AdapterError(f"mock {self.side} arm: send before connect")
+        if type(q) is np.ndarray and q.dtype == _F8 and q.base is None and not q.flags.writeable:
+            v = q  # read-only, owns its data (the joint limiter's command): nobody changes it
+        else:
+            v = np.array(q, dtype=float)  # a copy: the next feedback shares it, read-only
+            v.flags.writeable = False
         if v.shape != self._q.shape or not math.isfinite(sum(v.tolist())):
             raise AdapterError(
                 f"mock {self.side} arm: bad command {v!r}; need {self._q.size} finite"
             )
-        v.flags.writeable = False
         self._q = v
         self.sent += 1
 
