@@ -1,20 +1,32 @@
-"""The one compiled part: the diagnose rollout's step loop (``mjscope.diagnose._steploop``).
+"""The compiled parts: every ``src/mjscope/**/_*.c`` becomes the extension module of its path.
 
-Everything else is in ``pyproject.toml``. The extension is optional: without a C compiler the
-install still succeeds and diagnose runs its loop in Python (same results, slower).
+Today: the diagnose rollout's step loop (``mjscope.diagnose._steploop``). Everything else is in
+``pyproject.toml``. Each extension is optional: without a C compiler the install still succeeds
+and the feature runs its Python path (same results, slower).
 """
+
+from pathlib import Path
 
 from setuptools import Extension, setup
 
-setup(
-    ext_modules=[
-        Extension(
-            "mjscope.diagnose._steploop",
-            ["src/mjscope/diagnose/_steploop.c"],
-            # -ffp-contract=off: no fused multiply-add, so the held motors' feedback is
-            # NumPy's arithmetic bit for bit
-            extra_compile_args=["-O2", "-ffp-contract=off"],
-            optional=True,
+SRC = Path("src")
+
+
+def _extensions() -> list[Extension]:
+    out = []
+    for c in sorted(SRC.glob("mjscope/**/_*.c")):
+        name = ".".join(c.relative_to(SRC).with_suffix("").parts)
+        out.append(
+            Extension(
+                name,
+                [c.as_posix()],
+                # -ffp-contract=off: no fused multiply-add, so the C arithmetic is Python's
+                # and NumPy's bit for bit
+                extra_compile_args=["-O2", "-ffp-contract=off"],
+                optional=True,
+            )
         )
-    ]
-)
+    return out
+
+
+setup(ext_modules=_extensions())
