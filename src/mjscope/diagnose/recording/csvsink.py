@@ -21,6 +21,7 @@ still busy after :data:`ABORT_WAIT_S` is killed, so an interrupt never hangs.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import signal
@@ -33,22 +34,60 @@ import numpy as np
 
 from mjscope.exceptions import OutputError
 
+try:  # built by pip install (setup.py); optional
+    from mjscope.diagnose.recording import _csvformat
+except ImportError:  # pragma: no cover - an install without a C compiler
+    _csvformat = None  # type: ignore[assignment]
+
 logger = logging.getLogger(__name__)
 
 NUMBER_FORMAT = "%.10g"
 INTEGER_FORMAT = "%d"
 ABORT_WAIT_S = 10.0  # how long an aborted sink waits for its writer before killing it [s]
 _LEN = struct.Struct("<Q")
+FORMAT_ENV = "MJSCOPE_CSV_FORMAT"  # "python": never the compiled formatter
 
 
 def format_rows(fmt: str, rows: np.ndarray) -> str:
     """CSV text of ``rows`` ``(n, ncol)`` with a per-row format ending in a newline.
 
-    One ``%`` call per block (it stays in C). A column holding the same float64 bits on every
-    row of the block (warning counters, an unused force term) is formatted once and written
-    into the block's format as text: the same bytes, fewer numbers to format. A NaN or inf in
-    an integer column (a diverging run) makes the whole block use :data:`NUMBER_FORMAT`.
+    Where the compiled formatter is built (:mod:`mjscope.diagnose.recording._csvformat`) and
+    every column is :data:`NUMBER_FORMAT` or :data:`INTEGER_FORMAT`, it writes the block: the
+    same bytes as Python's ``%`` (it calls the function ``%`` calls), ≈ 2× faster. Else one
+    ``%`` call per block (it stays in C). A column holding the same float64 bits on every row
+    of the block (warning counters, an unused force term) is formatted once and written into
+    the block's format as text: the same bytes, fewer numbers to format. A NaN or inf in an
+    integer column (a diverging run) makes the whole block use :data:`NUMBER_FORMAT`.
     """
+    compiled = _csvformat is not None and os.environ.get(FORMAT_ENV, "").lower() != "python"
+    kinds = _kinds(fmt) if compiled and rows.dtype == np.float64 else None
+    if kinds is not None and rows.ndim == 2 and len(kinds) == rows.shape[1]:
+        text = _csvformat.format_block(
+            rows.__array_interface__["data"][0], rows.shape[0], rows.shape[1],
+            rows.strides[0], rows.strides[1], kinds,
+        )  # fmt: skip
+        if text is not None:
+            return text
+    return format_rows_python(fmt, rows)
+
+
+@functools.lru_cache(maxsize=64)
+def _kinds(fmt: str) -> bytes | None:
+    """``b"g"``/``b"d"`` per column of ``fmt``, or ``None``.
+
+    ``None`` unless every conversion is :data:`NUMBER_FORMAT` or :data:`INTEGER_FORMAT`.
+    """
+    if not fmt.endswith("\n"):
+        return None
+    kind = {NUMBER_FORMAT: b"g", INTEGER_FORMAT: b"d"}
+    parts = fmt[:-1].split(",")
+    if not all(p in kind for p in parts):
+        return None
+    return b"".join(kind[p] for p in parts)
+
+
+def format_rows_python(fmt: str, rows: np.ndarray) -> str:
+    """:func:`format_rows` with Python's ``%`` alone (the reference of the compiled one)."""
     try:
         return _format_block(fmt, rows)
     except (ValueError, OverflowError):  # NaN/inf in an integer column: write it as a float
