@@ -5,7 +5,9 @@ the controls of the step (a noise/sine block row, the held motors' feedback), ``
 recorder's gather (one ``np.take``) and the few reads it cannot do; a BADQPOS/BADQVEL/BADQACC
 warning ends the loop. Per block: the recorder's
 flush and the next control block; a progress line once the loop has run
-:data:`PROGRESS_AFTER_S`.
+:data:`PROGRESS_AFTER_S`. Where the compiled loop can do every per-step part
+(:mod:`~mjscope.diagnose.native_loop`), the steps run in C and this module keeps the control
+flow (events, blocks, Ctrl-C); the output is the same either way.
 """
 
 from __future__ import annotations
