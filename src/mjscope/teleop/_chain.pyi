@@ -1,0 +1,22 @@
+"""Types of the compiled arm chain (``_chain.c``)."""
+
+def target(
+    plan: int,
+    pose: list[float],
+    anchors: tuple[list[float], ...],
+    p0: list[float],
+    q0: list[float],
+    /,
+) -> tuple[list[float], list[float], list[float]] | None:
+    """The clutch target ``(p, q, T flat)`` when no Cartesian limit binds, else ``None``."""
+
+def joint_step(
+    plan: int, q: list[float], v: list[float], q_des: list[float], /
+) -> tuple[list[float], list[float], int]:
+    """One joint-limited command: ``(q, v, bits)`` (1 position, 2 speed, 4 acc, 8 moving)."""
+
+def target_slots() -> int:
+    """Slots of a target plan (a layout check)."""
+
+def joint_layout() -> tuple[int, int, int]:
+    """``(head, per joint, max joints)`` of a joint plan (a layout check)."""
