@@ -5,7 +5,7 @@
  * once per arm, passed by its address) and the state as Python floats, and returns new Python
  * floats; Python keeps the state, so the compiled and the Python path can take turns on the
  * same arm. Every operation is the Python code's (teleop/clutch.py, limits.py, poses.py,
- * joint_limits.py), in the same order; built with -ffp-contract=off the results are Python's
+ * ik.py, joint_limits.py), in the same order; built with -ffp-contract=off the results are Python's
  * bit for bit (tested on recorded sessions). Where Python's own math.hypot could round
  * differently from the C library's, a comparison within a few ulps is left to Python.
  */
@@ -16,6 +16,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 /* target plan slots (float64), native_chain.TARGET_SLOTS names them */
 enum {
@@ -63,21 +64,23 @@ static const double *plan_at(PyObject *addr) {
 /* Whether glibc's hypot and Python's math.hypot may disagree on hypot(dx, dy) >= r. */
 static int near_r(double h, double r) { return fabs(h - r) <= 8.0 * DBL_EPSILON * fabs(r); }
 
-/* target(plan, pose, anchors, p0, q0) -> (p, q, flat) | None
+/* target(plan, pose, anchors, p0, q0, T) -> (p, q) | None
  *
  * pose: the controller's 7 floats (x, y, z, w, x, y, z); anchors: the clutch's
- * (ee p, ee q, ctrl p, ctrl q conjugate); p0, q0: the previous target. Returns the clutch
- * target as NodeTarget does (canonical_floats, Clutch.follow), unchanged by the Cartesian
- * limits, with its flat T_world_ee (floats_to_flat); None when a limit may bind (Python then
- * runs CartesianLimiter.limit_floats, whose fast path this is). */
+ * (ee p, ee q, ctrl p, ctrl q conjugate); p0, q0: the previous target; T: the address of the
+ * IK task's target matrix (16 float64, row-major). Returns the clutch target as TeleopArm's
+ * Python does (canonical_floats, Clutch.follow) when no Cartesian limit binds, and writes its
+ * T_world_ee (floats_to_flat) at T; None when a limit may bind (Python then runs
+ * CartesianLimiter.limit_floats, whose fast path this is, and nothing is written). */
 static PyObject *target(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
   (void)self;
-  if (nargs != 5) {
-    PyErr_SetString(PyExc_TypeError, "target(plan, pose, anchors, p0, q0)");
+  if (nargs != 6) {
+    PyErr_SetString(PyExc_TypeError, "target(plan, pose, anchors, p0, q0, T)");
     return NULL;
   }
   const double *P = plan_at(args[0]);
-  if (P == NULL) return NULL;
+  double *out_T = (double *)plan_at(args[5]);
+  if (P == NULL || out_T == NULL) return NULL;
   double pose[7], ep[3], eq[4], cp[3], ci[4], p0[3], q0[4];
   PyObject *an = args[2];
   if (!PyTuple_CheckExact(an) || PyTuple_GET_SIZE(an) != 4) {
@@ -124,23 +127,17 @@ static PyObject *target(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
   if (!(2.0 * acos(dot < 1.0 ? dot : 1.0) <= P[T_MAX_TURN])) Py_RETURN_NONE;
   /* poses.floats_to_flat */
   w = q[0], x = q[1], y = q[2], z = q[3];
-  double T[16] = {
+  const double T[16] = {
       1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w), X,
       2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w), Y,
       2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y), Z,
       0.0, 0.0, 0.0, 1.0,
   };
-  PyObject *lp = to_list(p, 3), *lq = to_list(q, 4), *lt = to_list(T, 16);
-  if (lp == NULL || lq == NULL || lt == NULL) {
-    Py_XDECREF(lp);
-    Py_XDECREF(lq);
-    Py_XDECREF(lt);
-    return NULL;
-  }
-  PyObject *out = PyTuple_Pack(3, lp, lq, lt);
-  Py_DECREF(lp);
-  Py_DECREF(lq);
-  Py_DECREF(lt);
+  PyObject *lp = to_list(p, 3), *lq = to_list(q, 4);
+  PyObject *out = (lp && lq) ? PyTuple_Pack(2, lp, lq) : NULL;
+  Py_XDECREF(lp);
+  Py_XDECREF(lq);
+  if (out != NULL) memcpy(out_T, T, sizeof T);
   return out;
 }
 
@@ -207,6 +204,33 @@ static PyObject *joint_step(PyObject *self, PyObject *const *args, Py_ssize_t na
   return out;
 }
 
+/* ik_errors(T_now, T_target) -> (squared position error, 3 - tr(R_target^T R))
+ *
+ * ArmIk._errors: T_now is Placo's end-effector transform (a C-contiguous 4 x 4 float64
+ * array), T_target the address of the task's target (16 float64, row-major). */
+static PyObject *ik_errors(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs != 2) {
+    PyErr_SetString(PyExc_TypeError, "ik_errors(T_now, T_target)");
+    return NULL;
+  }
+  const double *t = plan_at(args[1]);
+  if (t == NULL) return NULL;
+  Py_buffer b;
+  if (PyObject_GetBuffer(args[0], &b, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+  if (b.len != 16 * (Py_ssize_t)sizeof(double) || b.format == NULL || strcmp(b.format, "d")) {
+    PyBuffer_Release(&b);
+    PyErr_SetString(PyExc_TypeError, "T_now: a 4 x 4 float64 array");
+    return NULL;
+  }
+  const double *T = (const double *)b.buf;
+  double dx = T[3] - t[3], dy = T[7] - t[7], dz = T[11] - t[11];
+  double tr = T[0] * t[0] + T[1] * t[1] + T[2] * t[2] + T[4] * t[4] + T[5] * t[5] +
+              T[6] * t[6] + T[8] * t[8] + T[9] * t[9] + T[10] * t[10];
+  PyBuffer_Release(&b);
+  return Py_BuildValue("(dd)", dx * dx + dy * dy + dz * dz, 3.0 - tr);
+}
+
 static PyObject *target_slots(PyObject *self, PyObject *unused) {
   (void)self, (void)unused;
   return PyLong_FromLong(T_SLOTS);
@@ -220,6 +244,8 @@ static PyObject *joint_layout(PyObject *self, PyObject *unused) {
 static PyMethodDef methods[] = {
     {"target", (PyCFunction)(void (*)(void))target, METH_FASTCALL,
      "The clutch target and its flat matrix when no Cartesian limit binds, else None."},
+    {"ik_errors", (PyCFunction)(void (*)(void))ik_errors, METH_FASTCALL,
+     "The IK's two errors of the end effector at T_now against the target."},
     {"joint_step", (PyCFunction)(void (*)(void))joint_step, METH_FASTCALL,
      "One joint-limited command: (q, v, bits)."},
     {"target_slots", target_slots, METH_NOARGS, "Slots of a target plan (a layout check)."},

@@ -6,9 +6,13 @@ def target(
     anchors: tuple[list[float], ...],
     p0: list[float],
     q0: list[float],
+    T: int,
     /,
-) -> tuple[list[float], list[float], list[float]] | None:
-    """The clutch target ``(p, q, T flat)`` when no Cartesian limit binds, else ``None``."""
+) -> tuple[list[float], list[float]] | None:
+    """The clutch target ``(p, q)`` (its matrix written at ``T``) if no limit binds, else None."""
+
+def ik_errors(T_now: object, T_target: int, /) -> tuple[float, float]:
+    """The IK's squared position error and ``3 − tr(R_targetᵀ R)`` at ``T_now``."""
 
 def joint_step(
     plan: int, q: list[float], v: list[float], q_des: list[float], /

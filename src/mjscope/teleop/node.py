@@ -204,11 +204,13 @@ class TeleopArm(ArmChannel):
         pose = self.xr.pose  # ctrl's pose (the state in force), as plain floats
         prev = self._prev_target
         self.stats.engaged_cycles += 1
-        fast = None
+        fast, flat = None, None
         if self._native is not None and was and prev is not None:  # compiled: no limit binds?
-            fast = self._native.target(self._plan.address, pose, self.clutch.anchors, *prev)
+            fast = self._native.target(
+                self._plan.address, pose, self.clutch.anchors, *prev, self.ik.T_address
+            )  # (its matrix is written into the IK's target)
         if fast is not None:
-            p, q, flat = fast
+            p, q = fast
         else:
             p, q, flat = self._target(pose, was, prev)
         t1 = perf_counter()
