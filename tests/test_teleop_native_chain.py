@@ -213,3 +213,25 @@ def test_ci_builds_the_compiled_chain(monkeypatch: pytest.MonkeyPatch) -> None:
         assert mod.joint_layout()[:2] == (5, 10)
         lim = JointLimiter([-1.0], [1.0], [1.0], [5.0], DT, [0.0])
         assert lim._native is mod
+
+
+@needs_native
+def test_the_compiled_command_is_immutable_and_shared_by_the_mock(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The command is a read-only view of bytes: nobody can change it, so the mock keeps it."""
+    monkeypatch.delenv(native_chain.ENV, raising=False)
+    side = load_rig_cfg().sides["left"]
+    arm = build_arm(read_urdf(), "left", side, make_adapter("mock", "left", side), None)
+    arm.start(0.0)
+    step = arm.joints.step([v + 0.01 for v in arm.joints.floats])
+    assert type(step.q.base) is bytes and not step.q.flags.writeable
+    with pytest.raises(ValueError):
+        step.q.flags.writeable = True
+    arm.adapter.send(step.q, 0.0)
+    fb = arm.adapter.feedback(0.0)
+    assert fb is not None and fb.q is step.q  # no copy
+    mine = np.array(step.q)  # a writable array is copied, read-only
+    arm.adapter.send(mine, 0.0)
+    fb = arm.adapter.feedback(0.0)
+    assert fb is not None and fb.q is not mine and not fb.q.flags.writeable

@@ -141,10 +141,11 @@ static PyObject *target(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
   return out;
 }
 
-/* joint_step(plan, q, v, q_des) -> (q_new, v_new, bits)
+/* joint_step(plan, q, v, q_des) -> (q_new, v_new, bits, q_bytes)
  *
  * JointLimiter.step on plain floats: bits 1 position, 2 speed, 4 acceleration (the binding
- * limits), 8 moving (any v_new nonzero). */
+ * limits), 8 moving (any v_new nonzero); q_bytes: q_new as float64 bytes (immutable: the
+ * read-only command array is a view of them). */
 static PyObject *joint_step(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
   (void)self;
   if (nargs != 4) {
@@ -197,10 +198,12 @@ static PyObject *joint_step(PyObject *self, PyObject *const *args, Py_ssize_t na
   }
   PyObject *lq = to_list(qs, n), *lv = to_list(vs, n);
   PyObject *bits = PyLong_FromLong(hit | moving << 3);
-  PyObject *out = (lq && lv && bits) ? PyTuple_Pack(3, lq, lv, bits) : NULL;
+  PyObject *raw = PyBytes_FromStringAndSize((const char *)qs, n * (Py_ssize_t)sizeof(double));
+  PyObject *out = (lq && lv && bits && raw) ? PyTuple_Pack(4, lq, lv, bits, raw) : NULL;
   Py_XDECREF(lq);
   Py_XDECREF(lv);
   Py_XDECREF(bits);
+  Py_XDECREF(raw);
   return out;
 }
 

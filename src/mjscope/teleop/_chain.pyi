@@ -16,8 +16,11 @@ def ik_errors(T_now: object, T_target: int, /) -> tuple[float, float]:
 
 def joint_step(
     plan: int, q: list[float], v: list[float], q_des: list[float], /
-) -> tuple[list[float], list[float], int]:
-    """One joint-limited command: ``(q, v, bits)`` (1 position, 2 speed, 4 acc, 8 moving)."""
+) -> tuple[list[float], list[float], int, bytes]:
+    """One joint-limited command: ``(q, v, bits, q as float64 bytes)``.
+
+    Bits: 1 position, 2 speed, 4 acceleration (binding), 8 moving.
+    """
 
 def target_slots() -> int:
     """Slots of a target plan (a layout check)."""

@@ -141,8 +141,8 @@ class JointLimiter:
         """
         qd: list[float] = q_des if type(q_des) is list else np.asarray(q_des, float).tolist()
         if self._native is not None:  # the compiled loop below (the same floats)
-            cq, cv, bits = self._native.joint_step(self._plan.address, self._ql, self._vl, qd)
-            return self._advance(cq, cv, bits & 7, bits > 7)
+            cq, cv, bits, raw = self._native.joint_step(self._plan.address, self._ql, self._vl, qd)
+            return self._advance(cq, cv, bits & 7, bits > 7, np.frombuffer(raw))
         dt, inv_dt = self.dt, self._inv_dt
         c, half = self._c, 0.5 * self.dt
         qs: list[float] = []
@@ -181,12 +181,24 @@ class JointLimiter:
             vs.append(v)
         return self._advance(qs, vs, hit, any(vs))
 
-    def _advance(self, qs: list[float], vs: list[float], hit: int, moving: bool) -> JointStep:
-        """The new command ``qs`` (velocity ``vs``, binding limits ``hit``) becomes the state."""
+    def _advance(
+        self,
+        qs: list[float],
+        vs: list[float],
+        hit: int,
+        moving: bool,
+        q: np.ndarray | None = None,
+    ) -> JointStep:
+        """The new command ``qs`` (velocity ``vs``, binding limits ``hit``) becomes the state.
+
+        ``q``: ``qs`` as a read-only array already (a view of immutable bytes), if given.
+        """
         v0 = self._vl
         self._ql, self._vl = qs, vs
-        self.q = q = np.array(qs)
-        q.flags.writeable = False  # shared by the adapter, the log and the model, never changed
+        if q is None:
+            q = np.array(qs)
+            q.flags.writeable = False  # shared by the adapter, the log and the model: unchanged
+        self.q = q
         self._moving = moving
         return JointStep(q, vs, _CLAMPS[hit], v0, self._inv_dt)
 
