@@ -64,12 +64,13 @@ static const double *plan_at(PyObject *addr) {
 /* Whether glibc's hypot and Python's math.hypot may disagree on hypot(dx, dy) >= r. */
 static int near_r(double h, double r) { return fabs(h - r) <= 8.0 * DBL_EPSILON * fabs(r); }
 
-/* target(plan, pose, anchors, p0, q0, T) -> (p, q) | None
+/* target(plan, pose, anchors, p0, q0, T) -> (p, q, pq_bytes) | None
  *
  * pose: the controller's 7 floats (x, y, z, w, x, y, z); anchors: the clutch's
  * (ee p, ee q, ctrl p, ctrl q conjugate); p0, q0: the previous target; T: the address of the
  * IK task's target matrix (16 float64, row-major). Returns the clutch target as TeleopArm's
- * Python does (canonical_floats, Clutch.follow) when no Cartesian limit binds, and writes its
+ * Python does (canonical_floats, Clutch.follow) when no Cartesian limit binds (and p + q as
+ * float64 bytes, which the cycle's target array views), and writes its
  * T_world_ee (floats_to_flat) at T; None when a limit may bind (Python then runs
  * CartesianLimiter.limit_floats, whose fast path this is, and nothing is written). */
 static PyObject *target(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
@@ -133,10 +134,13 @@ static PyObject *target(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
       2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y), Z,
       0.0, 0.0, 0.0, 1.0,
   };
+  const double pq[7] = {p[0], p[1], p[2], q[0], q[1], q[2], q[3]};
   PyObject *lp = to_list(p, 3), *lq = to_list(q, 4);
-  PyObject *out = (lp && lq) ? PyTuple_Pack(2, lp, lq) : NULL;
+  PyObject *raw = PyBytes_FromStringAndSize((const char *)pq, sizeof pq);
+  PyObject *out = (lp && lq && raw) ? PyTuple_Pack(3, lp, lq, raw) : NULL;
   Py_XDECREF(lp);
   Py_XDECREF(lq);
+  Py_XDECREF(raw);
   if (out != NULL) memcpy(out_T, T, sizeof T);
   return out;
 }

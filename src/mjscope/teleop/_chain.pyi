@@ -8,8 +8,11 @@ def target(
     q0: list[float],
     T: int,
     /,
-) -> tuple[list[float], list[float]] | None:
-    """The clutch target ``(p, q)`` (its matrix written at ``T``) if no limit binds, else None."""
+) -> tuple[list[float], list[float], bytes] | None:
+    """The clutch target ``(p, q, p + q as float64 bytes)`` (its matrix written at ``T``).
+
+    ``None`` where a Cartesian limit may bind (nothing written).
+    """
 
 def ik_errors(T_now: object, T_target: int, /) -> tuple[float, float]:
     """The IK's squared position error and ``3 − tr(R_targetᵀ R)`` at ``T_now``."""

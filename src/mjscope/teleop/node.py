@@ -210,9 +210,11 @@ class TeleopArm(ArmChannel):
                 self._plan.address, pose, self.clutch.anchors, *prev, self.ik.T_address
             )  # (its matrix is written into the IK's target)
         if fast is not None:
-            p, q = fast
+            p, q, raw = fast
+            a = np.frombuffer(raw)  # (p, q) as one read-only array (a view of immutable bytes)
         else:
             p, q, flat = self._target(pose, was, prev)
+            a = np.array(p + q)  # one array, the target's two parts are views of it
         t1 = perf_counter()
         reason = self.ik.advance(flat)
         t2 = perf_counter()
@@ -227,7 +229,6 @@ class TeleopArm(ArmChannel):
             self.ik.set_q(step.q, self.joints.floats)
         row = self.timing.row
         row[TARGET], row[IK], row[LIMITS] = t1 - t0, t2 - t1, perf_counter() - t2
-        a = np.array(p + q)  # one array, the target's two parts are views of it
         return step, Pose(a[:3], a[3:])
 
     def _target(
