@@ -10,7 +10,8 @@ Python code on the same state.
 
 Used when the extension was built (``pip install`` compiles it; without a C compiler the
 install still succeeds and the Python path runs); ``MJSCOPE_TELEOP_CHAIN=python`` forces the
-Python path.
+Python path (read when an arm's limiter, IK and chain are built). The C calls hold the GIL and
+touch only their arguments and the arm's own plan, so the per-arm worker threads need no lock.
 """
 
 from __future__ import annotations
