@@ -50,6 +50,11 @@ class Clutch:
         """The end-effector anchor, or ``None`` when released."""
         return self._ee
 
+    @property
+    def anchors(self) -> tuple[list[float], ...]:
+        """``(ee p, ee q, controller p, controller q conjugate)`` as floats (while anchored)."""
+        return self._anchors
+
     def pressed(self, grip: float) -> bool:
         """Whether a grip value engages the clutch (strictly above the threshold)."""
         return grip > self.threshold

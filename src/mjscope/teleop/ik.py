@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from mjscope.exceptions import ConfigError, UnknownNameError
+from mjscope.teleop import native_chain
 from mjscope.teleop.config import IkCfg
 from mjscope.teleop.poses import Pose, matrix_to_pose, pose_to_flat
 
@@ -94,9 +95,11 @@ class ArmIk:
         self.lower, self.upper = limits[:, 0].copy(), limits[:, 1].copy()
         for n, v in zip(self.joints, np.asarray(max_speed, dtype=float), strict=True):
             self.robot.set_velocity_limit(n, float(v))
-        self._T_now: list[float] | None = None  # the EE transform of the model's state, flat
+        self._T_now: Any = None  # the EE transform of the model's state (flat, or Placo's)
         self._T_target = np.eye(4)  # the frame task's target (Placo copies it) ...
         self._T_buf = self._T_target.data.cast("B")  # ... written flat (struct, 16 doubles)
+        self.T_address = int(self._T_target.ctypes.data)  # ... or by the compiled chain
+        self._native = native_chain.module()  # the compiled error check, if built
         self._pack = struct.Struct("16d").pack_into
         # A reference to the model's state. Its ``q`` getter is a view of the model's vector,
         # valid only until the next solve (Placo's solve swaps the vector's storage): it is
@@ -153,12 +156,18 @@ class ArmIk:
         self.set_q(q)
         return self.ee_pose()
 
-    def _errors(self, target: list[float]) -> tuple[float, float]:
+    def _errors(self, target: list[float] | None) -> tuple[float, float]:
         """Squared position error [m²] and ``3 − tr(R_targetᵀ R)`` (= 4 sin²(θ/2)) of the EE.
 
         ``target`` is ``T_target`` as a flat list (row-major 4 × 4): plain floats are faster
-        than NumPy for 16 numbers.
+        than NumPy for 16 numbers. The compiled check reads the same numbers from the task's
+        target matrix (``target`` may then be ``None``: already written there).
         """
+        if self._native is not None:
+            if self._T_now is None:
+                self._T_now = self.robot.get_T_world_frame(self.ee_frame)
+            return self._native.ik_errors(self._T_now, self.T_address)
+        assert target is not None
         T = self._T_now or self.robot.get_T_world_frame(self.ee_frame).ravel().tolist()
         self._T_now = T
         t = target
@@ -184,8 +193,11 @@ class ArmIk:
         reason = self.advance(pose_to_flat(target))
         return IkResult(np.array(self.q_step), not reason, reason, *_metric(self._e))
 
-    def advance(self, target: list[float]) -> str:
+    def advance(self, target: list[float] | None) -> str:
         """:meth:`solve` in the control cycle's form: ``T_target`` as 16 floats, row-major.
+
+        ``None``: the compiled chain already wrote it into the task's target matrix
+        (:attr:`T_address`).
 
         Returns:
             ``""`` when the step is accepted (its joints: :attr:`q_step`, plain floats), else
@@ -193,7 +205,8 @@ class ArmIk:
             The step's errors are not converted (:meth:`solve` does that).
         """
         q0 = self._q_model
-        self._pack(self._T_buf, 0, *target)  # into the task's target matrix
+        if target is not None:
+            self._pack(self._T_buf, 0, *target)  # into the task's target matrix
         self._task.T_world_frame = self._T_target
         e = self._errors(target)  # the EE where the last step left it: the bound on the step's
         before = (self._w_pos * e[0] + self._w_ori * e[1]) * self._rtol1 + self._atol  # error
@@ -212,7 +225,7 @@ class ArmIk:
         self._q_model = self.q_step = q
         return ""
 
-    def _reject(self, q0: list[float], reason: str, target: list[float]) -> str:
+    def _reject(self, q0: list[float], reason: str, target: list[float] | None) -> str:
         """Back to ``q0`` (the model's joints before the step)."""
         self.set_q(q0)
         self.q_step = self._q_model

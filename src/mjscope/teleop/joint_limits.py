@@ -22,6 +22,8 @@ from typing import NamedTuple, cast
 import numpy as np
 import numpy.typing as npt
 
+from mjscope.teleop import native_chain
+
 
 class JointStep(NamedTuple):
     """One limited command.
@@ -94,6 +96,10 @@ class JointLimiter:
         rows = np.stack(cols, axis=1).tolist()  # per-joint constants as plain floats:
         self._rows: list[tuple[float, ...]] = [tuple(r[:5]) for r in rows]  # the usual joint's
         self._near: list[tuple[float, ...]] = [tuple(r[5:]) for r in rows]  # near a limit
+        self._native = native_chain.module()  # the compiled step, if built (same floats)
+        self._plan = native_chain.joint_plan(
+            self.dt, self._inv_dt, self._c, [tuple(r) for r in rows]
+        )
         self.reset(q0)
 
     def reset(self, q: npt.ArrayLike) -> None:
@@ -134,6 +140,9 @@ class JointLimiter:
         same operations in the same order as the vector form in the module docstring.
         """
         qd: list[float] = q_des if type(q_des) is list else np.asarray(q_des, float).tolist()
+        if self._native is not None:  # the compiled loop below (the same floats)
+            cq, cv, bits, raw = self._native.joint_step(self._plan.address, self._ql, self._vl, qd)
+            return self._advance(cq, cv, bits & 7, bits > 7, np.frombuffer(raw))
         dt, inv_dt = self.dt, self._inv_dt
         c, half = self._c, 0.5 * self.dt
         qs: list[float] = []
@@ -170,12 +179,28 @@ class JointLimiter:
                 qn = qn if qn >= lo else lo  # round-off
                 qs.append(qn if qn <= up else up)
             vs.append(v)
+        return self._advance(qs, vs, hit, any(vs))
+
+    def _advance(
+        self,
+        qs: list[float],
+        vs: list[float],
+        hit: int,
+        moving: bool,
+        q: np.ndarray | None = None,
+    ) -> JointStep:
+        """The new command ``qs`` (velocity ``vs``, binding limits ``hit``) becomes the state.
+
+        ``q``: ``qs`` as a read-only array already (a view of immutable bytes), if given.
+        """
         v0 = self._vl
         self._ql, self._vl = qs, vs
-        self.q = q = np.array(qs)
-        q.flags.writeable = False  # shared by the adapter, the log and the model, never changed
-        self._moving = any(vs)
-        return JointStep(self.q, vs, _CLAMPS[hit], v0, inv_dt)
+        if q is None:
+            q = np.array(qs)
+            q.flags.writeable = False  # shared by the adapter, the log and the model: unchanged
+        self.q = q
+        self._moving = moving
+        return JointStep(q, vs, _CLAMPS[hit], v0, self._inv_dt)
 
     def brake(self) -> JointStep:
         """Hold: slow down towards rest within the limits (no new motion is commanded)."""

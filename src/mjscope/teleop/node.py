@@ -29,6 +29,7 @@ import numpy as np
 
 from mjscope.bridge.transport.base import Transport
 from mjscope.rig import SideCfg
+from mjscope.teleop import native_chain
 from mjscope.teleop.adapters.base import AdapterError, ArmAdapter, Feedback
 from mjscope.teleop.arm_channel import ArmChannel
 from mjscope.teleop.clutch import canonical_floats
@@ -70,6 +71,12 @@ class TeleopArm(ArmChannel):
         self._prev_target: tuple[list[float], list[float]] | None = None  # (p, q)
         self.xr = XrInput(cfg.xr_timeout_s)
         self.refused_why = ""  # the bound that refused the last engagement
+        self._native = native_chain.module()  # the compiled target fast path, if built
+        ws, lim = self.workspace, self.cartesian
+        self._plan = native_chain.target_plan(
+            self.clutch.scale, ws._lo, ws._hi, ws.low_radius, ws.low_height, ws.radius,
+            (ws._ax, ws._ay), lim.max_step, lim.max_turn,
+        )  # fmt: skip
 
     # -- start-up -------------------------------------------------------------------------
 
@@ -195,24 +202,26 @@ class TeleopArm(ArmChannel):
         if not was and fb is not None and self.joints.at_rest:
             self._seed(fb.q)  # engage from rest: start where the arm is
         pose = self.xr.pose  # ctrl's pose (the state in force), as plain floats
-        p, q = self.clutch.follow(pose[:3], canonical_floats(pose[3:7]), self.ik.ee_pose)
         prev = self._prev_target
-        if not was or prev is None:
-            anchor = self.clutch.anchor
-            assert anchor is not None
-            prev = (anchor.p.tolist(), anchor.q.tolist())
         self.stats.engaged_cycles += 1
-        p, q, clamps = self.cartesian.limit_floats(p, q, prev[0], prev[1])
-        if clamps:
-            self.stats.clamped(clamps)
+        fast, flat = None, None
+        if self._native is not None and was and prev is not None:  # compiled: no limit binds?
+            fast = self._native.target(
+                self._plan.address, pose, self.clutch.anchors, *prev, self.ik.T_address
+            )  # (its matrix is written into the IK's target)
+        if fast is not None:
+            p, q, raw = fast
+            a = np.frombuffer(raw)  # (p, q) as one read-only array (a view of immutable bytes)
+        else:
+            p, q, flat = self._target(pose, was, prev)
+            a = np.array(p + q)  # one array, the target's two parts are views of it
         t1 = perf_counter()
-        reason = self.ik.advance(floats_to_flat(p, q))
+        reason = self.ik.advance(flat)
         t2 = perf_counter()
         if not reason:
             self._prev_target = (p, q)
             step = self.joints.step(self.ik.q_step)
-        else:
-            self._prev_target = prev
+        else:  # the previous target stays the one to limit against
             self.stats.ik_rejects[reason] += 1
             step = self.joints.brake()
         if reason or step.clamps:  # else the model is at the command (to round-off)
@@ -220,8 +229,22 @@ class TeleopArm(ArmChannel):
             self.ik.set_q(step.q, self.joints.floats)
         row = self.timing.row
         row[TARGET], row[IK], row[LIMITS] = t1 - t0, t2 - t1, perf_counter() - t2
-        a = np.array(p + q)  # one array, the target's two parts are views of it
         return step, Pose(a[:3], a[3:])
+
+    def _target(
+        self, pose: list[float], was: bool, prev: tuple[list[float], list[float]] | None
+    ) -> tuple[list[float], list[float], list[float]]:
+        """Clutch → Cartesian limits → ``T_target`` flat (the compiled fast path's Python)."""
+        p, q = self.clutch.follow(pose[:3], canonical_floats(pose[3:7]), self.ik.ee_pose)
+        if not was or prev is None:
+            anchor = self.clutch.anchor
+            assert anchor is not None
+            prev = (anchor.p.tolist(), anchor.q.tolist())
+        p, q, clamps = self.cartesian.limit_floats(p, q, prev[0], prev[1])
+        if clamps:
+            self.stats.clamped(clamps)
+        self._prev_target = prev  # what the step is limited against (a reject keeps it)
+        return p, q, floats_to_flat(p, q)
 
     def _seed(self, q_measured: np.ndarray) -> None:
         """The limiter and the IK at the measured joints, clamped into the URDF limits."""

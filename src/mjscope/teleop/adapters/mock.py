@@ -54,8 +54,8 @@ class MockRealManAdapter(ArmAdapter):
         """
         if not self.connected:
             raise AdapterError(f"mock {self.side} arm: send before connect")
-        if type(q) is np.ndarray and q.dtype == _F8 and q.base is None and not q.flags.writeable:
-            v = q  # read-only, owns its data (the joint limiter's command): nobody changes it
+        if type(q) is np.ndarray and q.dtype == _F8 and _immutable(q):
+            v = q  # the joint limiter's command (read-only, on memory nobody changes)
         else:
             v = np.array(q, dtype=float)  # a copy: the next feedback shares it, read-only
             v.flags.writeable = False
@@ -77,3 +77,8 @@ def _frozen(q: np.ndarray) -> np.ndarray:
     out = q.copy()
     out.flags.writeable = False
     return out
+
+
+def _immutable(q: np.ndarray) -> bool:
+    """Whether ``q`` can never change: read-only, owning its data or viewing ``bytes``."""
+    return not q.flags.writeable and (q.base is None or type(q.base) is bytes)
