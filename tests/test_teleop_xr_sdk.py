@@ -74,6 +74,17 @@ def test_zero_stamp_is_no_data_and_reads_nothing():
     assert src.poll(0.0) is None and sdk.reads == 0
 
 
+def test_the_state_an_earlier_connection_left_is_no_frame():
+    # the SDK keeps its last state across close()/init() in one process (CI saw the previous
+    # test's last frame come first): only a stamp that changes after opening is live
+    sdk = SdkDouble()
+    sdk.stamp = 10**9
+    src = SdkXrSource(sdk=sdk)
+    assert src.poll(0.0) is None and sdk.reads == 0
+    sdk.stamp = 1
+    assert src.poll(0.0).stamp_ns == 1
+
+
 def test_new_stamp_gives_a_frame_with_the_button_mapping():
     sdk = SdkDouble()
     src = SdkXrSource(sdk=sdk)

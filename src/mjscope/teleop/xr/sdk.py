@@ -122,7 +122,9 @@ class SdkXrSource(XrSource):
         sdk: The SDK module to use; default: import ``xrobotoolkit_sdk`` (tests pass a double).
 
     Attributes:
-        stamp_ns: The last time stamp seen [ns] (0: no XR data yet).
+        stamp_ns: The last time stamp seen [ns] (0: no XR data yet). It starts at the stamp
+            the SDK holds when the source opens: the SDK keeps the last state of an earlier
+            connection in this process, which is not a live frame.
 
     Raises:
         MjscopeError: The SDK is missing or ``init()`` failed.
@@ -138,6 +140,10 @@ class SdkXrSource(XrSource):
             raise MjscopeError(f"XRoboToolkit SDK init() failed: {e}; is the PC service up?") from e
         self._open = True
         self.stamp_ns = 0
+        try:  # whatever the SDK held before this connection is not new data
+            self.stamp_ns = max(0, int(self._sdk.get_time_stamp_ns()))
+        except (TypeError, ValueError, AttributeError):
+            self.stamp_ns = 0
 
     def poll(self, now: float) -> XrFrame | None:
         """The frame behind a new SDK time stamp, or ``None`` (no data, or no new data).
