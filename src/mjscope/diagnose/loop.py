@@ -161,12 +161,11 @@ def _native(
     rows = rec.rows
     first = plan.block(0)
     data.ctrl[:] = first[0]
-    capture = fast.sampler and next(
-        (c for p in rec.probes if (c := getattr(p, "capture", _none)()) is not None), None
-    )
+    captures = (getattr(p, "capture", _none)() for p in rec.probes) if fast.sampler else ()
+    capture = next((c for c in captures if c is not None), None)
     loop = native_loop.NativeLoop(
         model, data, rec.gather.groups, None if count is None else (count, limit),
-        CPU_SAMPLE_EVERY, plan.feedback, native_loop.SLICE_S, capture or None, equality,
+        CPU_SAMPLE_EVERY, plan.feedback, native_loop.SLICE_S, capture, equality,
     )  # fmt: skip
     loop.set_noise(None if plan.constant else first)
     wn = memoryview(data.warning.number)

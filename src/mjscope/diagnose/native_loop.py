@@ -29,6 +29,7 @@ import mujoco
 import numpy as np
 
 from mjscope.diagnose.hold import MotorHold
+from mjscope.diagnose.probes.base import address
 from mjscope.diagnose.probes.contact_detail import CAPTURE_WIDTH, Capture
 from mjscope.diagnose.probes.equality import EqualityNative
 
@@ -90,10 +91,6 @@ def available() -> bool:
     return layout == (len(PLAN_SLOTS), CAPTURE_WIDTH) and _symbols() is not None
 
 
-def _addr(a: Any) -> int:
-    return int(np.asarray(a).__array_interface__["data"][0])
-
-
 class NativeLoop:
     """One rollout's plan for the compiled loop: every pointer and the loop's state.
 
@@ -133,18 +130,18 @@ class NativeLoop:
         p[s["model"]], p[s["data"]] = model._address, data._address
         for k in ("step", "tls", "global", "diffpos", "force"):
             p[s[k]] = sym[k]
-        p[s["ctrl"]], p[s["nu"]] = _addr(data.ctrl), model.nu
+        p[s["ctrl"]], p[s["nu"]] = address(data.ctrl), model.nu
         if count is not None:
             buf = np.frombuffer(count[0], np.int32)
             self._keep.append(buf)
-            p[s["count"]], p[s["limit"]] = _addr(buf), count[1]
+            p[s["count"]], p[s["limit"]] = address(buf), count[1]
         number = np.asarray(data.warning.number)
-        p[s["warn"]], p[s["wstride"]] = _addr(number), number.strides[0]
+        p[s["warn"]], p[s["wstride"]] = address(number), number.strides[0]
         w = mujoco.mjtWarning
         p[s["wqpos"]], p[s["wqvel"]] = int(w.mjWARN_BADQPOS), int(w.mjWARN_BADQVEL)
         p[s["wqacc"]] = int(w.mjWARN_BADQACC)
         p[s["every_cpu"]], p[s["yield_ns"]] = every, round(slice_s * 1e9)
-        p[s["times"]], p[s["msg"]] = _addr(self.times), _addr(self.msg)
+        p[s["times"]], p[s["msg"]] = address(self.times), address(self.msg)
         if hold is not None:
             self._hold(hold, data)
         if capture is not None:
@@ -156,9 +153,9 @@ class NativeLoop:
             if idx.dtype != np.intp or not block.flags.c_contiguous:  # pragma: no cover
                 raise TypeError("gather groups must be intp indices into C-contiguous blocks")
             at = len(PLAN_SLOTS) + 5 * g
-            p[at : at + 5] = (_addr(flat), _addr(idx), idx.size, _addr(block), block.shape[1])
+            p[at : at + 5] = (address(flat), address(idx), idx.size, address(block), block.shape[1])
         self.run: Callable[[int], int] = _steploop.run
-        self.address = _addr(self.plan)
+        self.address = address(self.plan)
 
     def _hold(self, hold: MotorHold, data: mujoco.MjData) -> None:
         """The held motors' arrays, in the order MotorHold.__call__ uses them."""
@@ -172,9 +169,12 @@ class NativeLoop:
         for k, a in arrays.items():
             a = np.ascontiguousarray(a, np.int64 if k in ("hold_dofs", "hold_motors") else float)
             self._keep.append(a)
-            p[s[k]] = _addr(a)
-        p[s["hold_qvel"]], p[s["hold_qpos"]] = _addr(data.qvel), _addr(data.qpos)
-        p[s["hold_bias"]], p[s["hold_passive"]] = _addr(data.qfrc_bias), _addr(data.qfrc_passive)
+            p[s[k]] = address(a)
+        p[s["hold_qvel"]], p[s["hold_qpos"]] = address(data.qvel), address(data.qpos)
+        p[s["hold_bias"]], p[s["hold_passive"]] = (
+            address(data.qfrc_bias),
+            address(data.qfrc_passive),
+        )
         p[s["hold"]], p[s["hold_k"]] = 1, hold.motors.size
         p[s["hold_nq"]], p[s["hold_nv"]] = hold.model.nq, hold.model.nv
 
@@ -185,10 +185,10 @@ class NativeLoop:
             raise TypeError(f"capture buffer must be C-contiguous (n, {CAPTURE_WIDTH}) float64")
         self._keep.append(c)
         p[s["cap"]], p[s["cap_n"]], p[s["cap_max"]] = (
-            _addr(c.buffer), _addr(c.filled), c.buffer.shape[0],
+            address(c.buffer), address(c.filled), c.buffer.shape[0],
         )  # fmt: skip
-        p[s["severy"]], p[s["ncon"]], p[s["slots"]] = c.every, _addr(c.ncon), c.slots
-        p[s["time"]] = _addr(c.time)
+        p[s["severy"]], p[s["ncon"]], p[s["slots"]] = c.every, address(c.ncon), c.slots
+        p[s["time"]] = address(c.time)
         p[s["c_stride"]] = c.stride
         for k in ("dist", "geom", "dim", "exclude", "friction", "solref", "solimp"):
             p[s[f"c_{k}"]] = c.fields[k]
@@ -205,13 +205,13 @@ class NativeLoop:
         if a["cells"].strides[0] != 8:
             raise TypeError("the equality column must be contiguous")
         self._keep.append(eq)
-        p[s["eq"]], p[s["eq_ne"]], p[s["eq_n"]] = 1, _addr(eq.ne), a["weld"].size
+        p[s["eq"]], p[s["eq_ne"]], p[s["eq_n"]] = 1, address(eq.ne), a["weld"].size
         p[s["eq_posf"]], p[s["eq_idf"]] = eq.pos_field, eq.id_field
         names = {"weld": "eq_weld", "scale": "eq_scale", "pos_max": "eq_pmax",
                  "rot_max": "eq_rmax", "pos_last": "eq_plast", "rot_last": "eq_rlast",
                  "worst_step": "eq_worst", "steps": "eq_steps", "cells": "eq_cells"}  # fmt: skip
         for k, slot in names.items():
-            p[s[slot]] = _addr(a[k])
+            p[s[slot]] = address(a[k])
 
     def set_noise(self, noise: np.ndarray | None) -> None:
         """The block's control rows ``(rows, nu)`` (``None``: ``ctrl`` stays as it is)."""
@@ -220,7 +220,7 @@ class NativeLoop:
             return
         noise = np.ascontiguousarray(noise, float)
         self._noise = noise
-        self.plan[SLOT["noise"]] = _addr(noise)
+        self.plan[SLOT["noise"]] = address(noise)
 
     def steps(
         self, i: int, stop: int, tick: int, due: int, step0: int

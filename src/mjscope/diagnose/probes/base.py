@@ -282,7 +282,7 @@ def merged(parts: list[np.ndarray]) -> np.ndarray:
     adjacent = all(
         p.dtype == first.dtype
         and p.strides == first.strides
-        and _address(p) == _address(first) + first.itemsize * sum(q.shape[1] for q in parts[:k])
+        and address(p) == address(first) + first.itemsize * sum(q.shape[1] for q in parts[:k])
         for k, p in enumerate(parts)
     )
     if not adjacent:
@@ -293,8 +293,9 @@ def merged(parts: list[np.ndarray]) -> np.ndarray:
     )
 
 
-def _address(a: np.ndarray) -> int:
-    return int(a.__array_interface__["data"][0])
+def address(a: Any) -> int:
+    """The address of an array's first byte (``a`` is viewed as an array, never copied)."""
+    return int(np.asarray(a).__array_interface__["data"][0])
 
 
 def _per(a: np.ndarray) -> int:
@@ -318,7 +319,7 @@ def _int32_view(lowest: np.ndarray, count: int) -> np.ndarray:
 
 def _element_addresses(a: np.ndarray) -> np.ndarray:
     """Byte address of every element of ``a`` in C order, shape (a.size,)."""
-    base = int(a.__array_interface__["data"][0])
+    base = address(a)
     if a.size == 0:
         return np.zeros(0, np.int64)
     grids = (

@@ -31,7 +31,7 @@ import numpy as np
 from mjscope.diagnose.names import geom_name
 from mjscope.diagnose.outputs import commit, partial_path
 from mjscope.diagnose.probes import contact_pairs as cp
-from mjscope.diagnose.probes.base import Probe, Reader
+from mjscope.diagnose.probes.base import Probe, Reader, address
 from mjscope.diagnose.probes.contact_pairs import MIN_NORMAL, SLIP_SPEED, SLIP_TOL, PairTotals
 from mjscope.diagnose.probes.contacts import ContactViews
 from mjscope.diagnose.recording.scalars import scalar_views
@@ -163,7 +163,7 @@ class ContactDetailProbe(Probe):
             return None
         con = self.data.contact
         fields = {
-            k: int(np.asarray(getattr(con, k)).__array_interface__["data"][0])
+            k: address(getattr(con, k))
             for k in ("dist", "geom", "dim", "exclude", "friction", "solref", "solimp")
         }
         return Capture(

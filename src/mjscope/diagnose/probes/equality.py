@@ -19,7 +19,7 @@ import mujoco
 import numpy as np
 
 from mjscope.diagnose.names import name_of
-from mjscope.diagnose.probes.base import Column, Probe
+from mjscope.diagnose.probes.base import Column, Probe, address
 from mjscope.diagnose.recording.scalars import scalar_views
 
 _EQ = mujoco.mjtEq
@@ -116,11 +116,11 @@ class EqualityProbe(Probe):
         views = scalar_views(d, ("ne",))
         if views is None or d.ne == 0:
             return None
-        start = _address(d.energy) + d.energy.nbytes  # mjData's pointers follow energy[2]
+        start = address(d.energy) + d.energy.nbytes  # mjData's pointers follow energy[2]
         struct = _mapped_words(start, 2048)
         fields = []
         for arr in (d.efc_pos, d.efc_id):
-            hits = np.flatnonzero(struct == np.uint64(_address(arr)))
+            hits = np.flatnonzero(struct == np.uint64(address(arr)))
             if hits.size != 1:
                 return None
             fields.append(start + 8 * int(hits[0]))
@@ -161,20 +161,16 @@ def _sumsq(v: np.ndarray) -> float:
     return total
 
 
-def _address(a: np.ndarray) -> int:
-    return int(a.__array_interface__["data"][0])
-
-
-def _mapped_words(address: int, count: int) -> np.ndarray:
-    """Up to ``count`` uint64 words from ``address`` (8-aligned), never past its mapping."""
-    end = address
+def _mapped_words(start: int, count: int) -> np.ndarray:
+    """Up to ``count`` uint64 words from ``start`` (8-aligned), never past its mapping."""
+    end = start
     with open("/proc/self/maps", encoding="ascii") as fh:
         for line in fh:
             lo, hi = (int(x, 16) for x in line.split(None, 1)[0].split("-"))
-            if lo <= address < hi:
+            if lo <= start < hi:
                 end = hi
                 break
-    n = max(0, min(count, (end - address) // 8))
-    if n == 0 or address % 8:
+    n = max(0, min(count, (end - start) // 8))
+    if n == 0 or start % 8:
         return np.zeros(0, np.uint64)
-    return np.ctypeslib.as_array((ctypes.c_uint64 * n).from_address(address)).copy()
+    return np.ctypeslib.as_array((ctypes.c_uint64 * n).from_address(start)).copy()

@@ -32,6 +32,7 @@ from typing import IO
 
 import numpy as np
 
+from mjscope.diagnose.probes.base import address
 from mjscope.exceptions import OutputError
 
 try:  # built by pip install (setup.py); optional
@@ -63,7 +64,7 @@ def format_rows(fmt: str, rows: np.ndarray) -> str:
     kinds = _kinds(fmt) if compiled and rows.dtype == np.float64 else None
     if kinds is not None and rows.ndim == 2 and len(kinds) == rows.shape[1]:
         text = _csvformat.format_block(
-            rows.__array_interface__["data"][0], rows.shape[0], rows.shape[1],
+            address(rows), rows.shape[0], rows.shape[1],
             rows.strides[0], rows.strides[1], kinds,
         )  # fmt: skip
         if text is not None:

@@ -15,6 +15,8 @@ from __future__ import annotations
 import mujoco
 import numpy as np
 
+from mjscope.diagnose.probes.base import address
+
 FLOAT_FIELDS = frozenset({"time"})  # mjtNum scalars; the others are int
 _SENTINEL_INT = 0x3A5C_6E00  # + k: a value no count of a real run takes
 _SENTINEL_FLOAT = 7.3e11  # + k·0.5: exact in float64, never a simulation time [s]
@@ -26,8 +28,8 @@ def scalar_views(data: mujoco.MjData, names: tuple[str, ...]) -> dict[str, np.nd
     ``int`` fields give int32 views, ``time`` a float64 one. ``data`` is unchanged on return.
     """
     lo_arr, hi_arr = data.solver_niter, data.energy
-    lo = _address(lo_arr)
-    span = _address(hi_arr) + hi_arr.nbytes - lo  # [B]
+    lo = address(lo_arr)
+    span = address(hi_arr) + hi_arr.nbytes - lo  # [B]
     if not names or not 0 < span <= 1 << 16 or span % 4:
         return None
     words = _words(lo_arr, span // 4)  # (span / 4,) int32, read-only
@@ -52,7 +54,7 @@ def _find(data: mujoco.MjData, words: np.ndarray, name: str, k: int) -> int | No
         setattr(data, name, value)
         lo_w, hi_w = np.array([value]).view(np.int32)
         hits = np.flatnonzero((words[:-1] == lo_w) & (words[1:] == hi_w))
-        hits = hits[(_address(words) + 4 * hits) % 8 == 0]  # an aligned double
+        hits = hits[(address(words) + 4 * hits) % 8 == 0]  # an aligned double
     else:
         value = _SENTINEL_INT + k
         setattr(data, name, value)
@@ -69,7 +71,3 @@ def _words(first: np.ndarray, count: int) -> np.ndarray:
     """Read-only int32 view of ``count`` words from ``first``'s first byte."""
     word = first.reshape(-1)[:1].view(np.uint8)[:4].view(np.int32)  # (1,)
     return np.lib.stride_tricks.as_strided(word, shape=(count,), strides=(4,), writeable=False)
-
-
-def _address(a: np.ndarray) -> int:
-    return int(a.__array_interface__["data"][0])
