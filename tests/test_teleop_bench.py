@@ -54,3 +54,19 @@ def test_a_preempted_tail_is_flagged_not_passed_off_as_the_cycles() -> None:
     assert bench_teleop._preempted(70.0, 200.0, 100.0, 250.0) == ""
     assert "preempted" in bench_teleop._preempted(70.0, 200.0, 100.0, 3000.0)  # the peer's
     assert "preempted" in bench_teleop._preempted(70.0, 2000.0, 100.0, 250.0)  # ours
+
+
+def test_interruptions_are_the_clock_gaps_over_5_us() -> None:
+    from mjscope.benchmarks import interruptions
+
+    ticks = [0.0]  # a 0.1 µs loop; every 200th reading comes 30 µs late (one 40 µs late)
+    for k in range(1, 10001):
+        late = 0.0 if k % 200 else (40e-6 if k == 4000 else 30e-6)
+        ticks.append(ticks[-1] + 1e-7 + late)
+    it = iter(ticks)
+    got = interruptions.measure(ticks[-1] - 1e-12, clock=lambda: next(it))
+    assert abs(got.median_us - 30.1) < 1e-6 and abs(got.p90_us - 30.1) < 1e-6
+    assert abs(got.rate_hz - 50 / ticks[-1]) < 1e-9 * got.rate_hz  # 50 gaps in the span
+    assert got.hit_share(10e-6) == 10e-6 * got.rate_hz and got.hit_share(1e-3) == 1.0
+    quiet = iter([0.0, 1e-7, 2e-7])
+    assert interruptions.measure(1.5e-7, clock=lambda: next(quiet)).rate_hz == 0.0

@@ -4,7 +4,9 @@
    limits → Placo QP step with the convergence check → joint position/speed/acceleration limits
    → mock adapter → ``joint_states`` + ``joint_target`` on the in-process bus, where a topic
    nobody subscribes to costs a look-up and builds no message), engaged every
-   cycle on a scripted XR stream (10 cm circles with a slow turn). The naive peer, timed in the
+   cycle on a scripted XR stream (10 cm circles with a slow turn), recorded before anything is
+   timed (:class:`Recorded`: both loops read the same frame objects, so neither pays for the
+   harness's synthesis of the motion). The naive peer, timed in the
    same run on the same frames, in interleaved rounds (:mod:`.teleop_peer`): per arm one Placo
    ``KinematicsSolver`` on its own 7-joint chain, the samples' clutch arithmetic,
    ``T_world_frame`` → ``solve(True)`` → ``update_kinematics``, no limits. Targets (issue 18):
@@ -14,7 +16,8 @@
    with this thread under ``SCHED_FIFO`` (both loops; where permitted), as ``--rt-priority``
    runs the workers: the tail without other processes' preemptions. Again with the mirror
    subscribed to both state topics (the messages are then built and handed over without a
-   copy).
+   copy). Beside the tails: the machine's interruptions (:mod:`.interruptions`) and the share
+   of each loop's cycles they fall into — above 1 % a p99 is the cycle plus one interruption.
 2. The chain at 1 kHz per arm on the wall clock: ``Teleop.run``, one worker thread per arm at
    ``control_rate_hz = 1000``; missed cycles per arm (a deadline passed while the previous cycle
    was still at work). Target: ≤ 1 % missed on a quiet machine. Again with ``--rt-priority``
@@ -46,6 +49,7 @@ from mjscope.teleop.scripted import ScriptedXrSource, hold_pose
 from mjscope.teleop.urdf import read_urdf
 from mjscope.teleop.xr.base import XrFrame
 
+from . import interruptions
 from .teleop_peer import NaiveArm
 
 P50_TARGET, P99_TARGET = 0.6, 0.5  # our cycle ÷ the peer's (issue 18)
@@ -65,10 +69,33 @@ def circle(t: float) -> XrFrame:
     return XrFrame(stamp_ns=0, left=left, right=right)
 
 
+CIRCLE_PERIOD = 2.0  # [s]: :func:`circle` repeats itself
+
+
+class Recorded:
+    """One period of :func:`circle` at the control rate, computed before anything is timed.
+
+    Both loops read these frames (a recorded session, replayed): synthesising the motion
+    (≈ 10 µs of NumPy per frame) is the harness's work, not either teleop loop's.
+    """
+
+    def __init__(self, dt: float) -> None:
+        self.dt = dt
+        self.frames = [circle(k * dt) for k in range(round(CIRCLE_PERIOD / dt))]
+
+    def __call__(self, t: float) -> XrFrame:
+        """The frame at ``t`` [s] (a :class:`ScriptedXrSource` script)."""
+        return self.frames[round(t / self.dt) % len(self.frames)]
+
+    def at(self, k: int) -> XrFrame:
+        """The frame of cycle ``k``."""
+        return self.frames[k % len(self.frames)]
+
+
 def _teleop(rig: RigCfg, bus: Transport) -> Teleop:
     root = read_urdf()
     arms = {n: build_arm(root, n, s, make_adapter("mock", n, s), bus) for n, s in rig.sides.items()}
-    return Teleop(arms, ScriptedXrSource(circle))
+    return Teleop(arms, ScriptedXrSource(Recorded(min(a.dt for a in arms.values()))))
 
 
 def _pct(x: list[float] | np.ndarray) -> tuple[float, float]:
@@ -116,14 +143,14 @@ class _Peer:
     def __init__(self, rig: RigCfg) -> None:
         root = read_urdf()
         self.arms = {n: NaiveArm(root, s, 1.0 / s.control_rate_hz) for n, s in rig.sides.items()}
-        self.dt = min(1.0 / s.control_rate_hz for s in rig.sides.values())
+        self.frames = Recorded(min(1.0 / s.control_rate_hz for s in rig.sides.values()))
         self.k = 0
 
     def run(self, n: int) -> list[float]:
         out = []
         for _ in range(n):
             t0 = time.perf_counter()
-            frame = circle(self.k * self.dt)  # the peer's XR input, as ours polls its source
+            frame = self.frames.at(self.k)  # the peer's XR input: the newest recorded frame
             for side, arm in self.arms.items():
                 ctrl = frame.side(side)
                 if ctrl is not None:
@@ -183,9 +210,9 @@ class _Floor:
         for _ in range(n):
             row = self.flats[self.k % len(self.flats)]
             t0 = time.perf_counter()
-            frame = circle(self.k * self.dt)
+            frame = self.teleop.xr.poll(self.k * self.dt)  # our XR input, as the cycle's
             for (side, ik), flat in zip(self.iks.items(), row, strict=True):
-                if flat is None or frame.side(side) is None:
+                if flat is None or frame is None or frame.side(side) is None:
                     continue
                 robot, name = ik.robot, ik.ee_frame
                 ik._pack(ik._T_buf, 0, *flat)
@@ -281,6 +308,7 @@ def bench_cycle(quick: bool) -> list[dict[str, Any]]:
     ours.run(n // 4)  # warm-up: the clutch engages, caches fill
     peer.run(n // 4)
     gc.freeze()  # as Teleop.run does: no full collection scans the models mid-cycle (both sides)
+    noise = interruptions.measure()
     c50, c99, q50, q99 = _rounds(ours, peer, rounds, n)
     engaged = sum(a.stats.engaged_cycles for a in ours.teleop.arms.values())
     rt = _realtime_rounds(ours, peer, rounds, n)
@@ -316,6 +344,7 @@ def bench_cycle(quick: bool) -> list[dict[str, Any]]:
                  f"of ours in zero time; the rest of our cycle (≈ {r50 - f50 / fq50:.2f}× the "
                  "peer) is our own code"},
     ]  # fmt: skip
+    rows.append(_noise_row(noise, c50, q50))
     rows += _python_chain_rows(rig, peer, rounds, n, (r50, r99), b50)
     rows += _realtime_rows(rt, b50, b99)
     rows += _stage_rows(stages, b50)
@@ -325,6 +354,18 @@ def bench_cycle(quick: bool) -> list[dict[str, Any]]:
          "note": f"p50 {m50:.0f} µs: messages built, handed over without a copy"}
     )  # fmt: skip
     return rows
+
+
+def _noise_row(noise: interruptions.Interruptions, c50: float, q50: float) -> dict[str, Any]:
+    """The machine's interruptions, and the share of each loop's cycles they fall into."""
+    ours, peer = noise.hit_share(c50 * 1e-6), noise.hit_share(q50 * 1e-6)
+    return {
+        "metric": "machine interruptions (a clock-reading loop)", "value": noise.rate_hz,
+        "unit": "/s", "ratio": None, "target": "",
+        "note": f"median {noise.median_us:.0f} µs, p90 {noise.p90_us:.0f} µs; they fall into "
+                f"{100 * ours:.1f} % of our cycles and {100 * peer:.1f} % of the peer's: "
+                "above 1 % a p99 is the cycle plus one interruption",
+    }  # fmt: skip
 
 
 def _realtime_rows(
