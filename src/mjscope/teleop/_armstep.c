@@ -49,7 +49,7 @@ enum { XR, TARGET, IK, LIMITS, SEND, ACK }; /* timing.STAGES */
   X(engaged_cycles) X(ik_rejects) X(clamped) X(commanded) X(row) X(_q_model) X(_T_now)         \
   X(solver) X(_e) X(q_step) X(_reject) X(set_q) X(_ql) X(_vl) X(q) X(_moving) X(brake)          \
   X(feedback) X(send) X(publish) X(T_world_frame) X(get_T_world_frame) X(update_kinematics)    \
-  X(solve)
+  X(solve) X(clamps) X(_pack) X(_queued) X(_row) X(_qv) X(_qv0) X(_qdt) X(_fold)
 #define DECL(n) static PyObject *s_##n;
 NAMES(DECL)
 static PyObject *s_engaged, *s_qp_failure, *s_non_finite, *s_not_converged, *s_empty;
@@ -544,6 +544,117 @@ static int rejected(Stepper *s, PyObject *reason, Step *j) {
   return 0;
 }
 
+/* ArmStats.clamped: each binding limit's count + 1. */
+static int clamped(Stepper *s, PyObject *names) {
+  PyObject *counts = PyObject_GetAttr(s->stats, s_clamps);
+  if (counts == NULL) return -1;
+  static PyObject *one;
+  if (one == NULL) one = PyLong_FromLong(1);
+  int r = 0;
+  for (Py_ssize_t i = 0; r == 0 && i < PyTuple_GET_SIZE(names); i++) {
+    PyObject *n = PyTuple_GET_ITEM(names, i);
+    PyObject *k = PyObject_GetItem(counts, n); /* a Counter: 0 when missing */
+    PyObject *k1 = k != NULL ? PyNumber_Add(k, one) : NULL;
+    r = k1 != NULL ? PyObject_SetItem(counts, n, k1) : -1;
+    Py_XDECREF(k);
+    Py_XDECREF(k1);
+  }
+  Py_DECREF(counts);
+  return r;
+}
+
+/* ArmIk.set_q(q, joints.floats) through Python (a braking step's q). */
+static int set_q_py(Stepper *s, Step *j) {
+  PyObject *fl = PyObject_GetAttr(s->joints, s__ql);
+  PyObject *y = fl != NULL ? call2(s->ik, s_set_q, j->q, fl) : NULL;
+  Py_XDECREF(fl);
+  Py_XDECREF(y);
+  return y != NULL ? 0 : -1;
+}
+
+/* ArmIk.set_q(q, joints.floats) on the limiter's new command (the model to the command):
+ * q into Placo's joint vector, _q_model, update_kinematics, no cached transform. */
+static int set_q(Stepper *s, Step *j) {
+  PyObject *fl = PyObject_GetAttr(s->joints, s__ql);
+  double q[MAXJ];
+  if (fl == NULL) return -1;
+  if (!floats(fl, q, s->n)) {
+    Py_DECREF(fl);
+    return set_q_py(s, j);
+  }
+  PyObject *qa = PyObject_GetAttr(s->state, s_q);
+  Py_buffer b;
+  int r = qa != NULL ? PyObject_GetBuffer(qa, &b, PyBUF_WRITABLE | PyBUF_STRIDES | PyBUF_FORMAT)
+                     : -1;
+  Py_XDECREF(qa);
+  if (r == 0) {
+    int ok = b.ndim == 1 && b.format != NULL && !strcmp(b.format, "d");
+    for (Py_ssize_t i = 0; ok && i < s->n; i++) ok = s->idx[i] < b.shape[0];
+    for (Py_ssize_t i = 0; ok && i < s->n; i++)
+      *(double *)((char *)b.buf + s->idx[i] * b.strides[0]) = q[i];
+    PyBuffer_Release(&b);
+    if (!ok) {
+      PyErr_SetString(PyExc_RuntimeError, "Placo's state q: not the model's float64 vector");
+      r = -1;
+    }
+  }
+  if (r == 0) r = PyObject_SetAttr(s->ik, s__q_model, fl);
+  Py_DECREF(fl);
+  PyObject *uk = r == 0 ? call0(s->robot, s_update_kinematics) : NULL;
+  Py_XDECREF(uk);
+  if (uk == NULL) return -1;
+  return PyObject_SetAttr(s->ik, s__T_now, Py_None);
+}
+
+/* An int attribute (-1 with an exception). */
+static Py_ssize_t int_attr(PyObject *o, PyObject *name) {
+  PyObject *v = PyObject_GetAttr(o, name);
+  Py_ssize_t k = v != NULL ? PyLong_AsSsize_t(v) : -1;
+  Py_XDECREF(v);
+  return k;
+}
+
+/* n doubles into an array('d') at item i (its buffer); 0 if it does not fit. */
+static int put_doubles(PyObject *arr, Py_ssize_t i, const double *v, Py_ssize_t n) {
+  Py_buffer b;
+  if (arr == NULL || PyObject_GetBuffer(arr, &b, PyBUF_WRITABLE) < 0) return -1;
+  int ok = (i + n) * (Py_ssize_t)sizeof(double) <= b.len;
+  if (ok) memcpy((double *)b.buf + i, v, n * sizeof(double));
+  PyBuffer_Release(&b);
+  return ok;
+}
+
+/* ArmStats.commanded(v, v0, inv_dt): the command queued for the peaks (None, new ref).
+ * The first command (the queue not allocated yet) goes to Python. */
+static PyObject *commanded(Stepper *s, Step *j) {
+  PyObject *pack = PyObject_GetAttr(s->stats, s__pack);
+  if (pack == NULL) return NULL;
+  int first = pack == Py_None;
+  Py_DECREF(pack);
+  double v[MAXJ], v0[MAXJ];
+  Py_ssize_t i = first ? -1 : int_attr(s->stats, s__queued);
+  Py_ssize_t row = i < 0 ? -1 : int_attr(s->stats, s__row);
+  if (PyErr_Occurred()) return NULL;
+  if (i < 0 || row != s->n * (Py_ssize_t)sizeof(double) || !floats(j->v, v, s->n) ||
+      !floats(j->v0, v0, s->n))
+    return call3(s->stats, s_commanded, j->v, j->v0, s->inv_dt_obj);
+  PyObject *qv = PyObject_GetAttr(s->stats, s__qv), *qv0 = PyObject_GetAttr(s->stats, s__qv0);
+  PyObject *qdt = PyObject_GetAttr(s->stats, s__qdt);
+  double inv_dt = PyFloat_AS_DOUBLE(s->inv_dt_obj);
+  int r = put_doubles(qv, i * s->n, v, s->n);
+  if (r == 1) r = put_doubles(qv0, i * s->n, v0, s->n);
+  if (r == 1) r = put_doubles(qdt, i, &inv_dt, 1);
+  Py_ssize_t cap = r == 1 ? PyObject_Length(qdt) : -1;
+  Py_XDECREF(qv);
+  Py_XDECREF(qv0);
+  Py_XDECREF(qdt);
+  if (r == 0) return call3(s->stats, s_commanded, j->v, j->v0, s->inv_dt_obj);
+  if (r < 0 || cap < 0 || set_steal(s->stats, s__queued, PyLong_FromSsize_t(i + 1)) < 0)
+    return NULL;
+  if (i + 1 >= cap) return call0(s->stats, s__fold);
+  Py_RETURN_NONE;
+}
+
 /* TeleopArm._track after the checks: target → IK → joint limits; the target Pose (new ref). */
 static PyObject *track(Stepper *s, Plain *c, PyObject *row, Step *j) {
   double t0 = perf();
@@ -569,13 +680,8 @@ static PyObject *track(Stepper *s, Plain *c, PyObject *row, Step *j) {
     r = rejected(s, reason, j);
   }
   if (r == 0 && (!ok || PyTuple_GET_SIZE(j->clamps))) {
-    PyObject *x = call1(s->stats, s_clamped, j->clamps);
-    PyObject *fl = x != NULL ? PyObject_GetAttr(s->joints, s__ql) : NULL;
-    PyObject *y = fl != NULL ? call2(s->ik, s_set_q, j->q, fl) : NULL;
-    r = y != NULL ? 0 : -1;
-    Py_XDECREF(x);
-    Py_XDECREF(fl);
-    Py_XDECREF(y);
+    r = clamped(s, j->clamps);
+    if (r == 0) r = ok ? set_q(s, j) : set_q_py(s, j);
   }
   Py_XDECREF(reason);
   PyObject *pose = NULL;
@@ -615,7 +721,7 @@ static int output(Stepper *s, Step *j, PyObject *row, PyObject *now_o, double no
     if (r == NULL) return -1;
   } else {
     Py_DECREF(r);
-    r = call3(s->stats, s_commanded, j->v, j->v0, s->inv_dt_obj);
+    r = commanded(s, j);
     if (r == NULL) return -1;
     sent = 1;
   }
