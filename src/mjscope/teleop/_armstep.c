@@ -53,7 +53,7 @@ enum { XR, TARGET, IK, LIMITS, SEND, ACK }; /* timing.STAGES */
 #define DECL(n) static PyObject *s_##n;
 NAMES(DECL)
 static PyObject *s_engaged, *s_qp_failure, *s_non_finite, *s_not_converged, *s_empty;
-static PyObject *builtin_sum;
+static PyObject *builtin_sum, *one;
 
 /* math.isfinite(sum(values)) as Python computes it (1, 0; -1 with an exception). */
 static int py_finite_sum(PyObject *values) {
@@ -84,7 +84,7 @@ static double perf(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* A list (or tuple) of n Python floats into out; 0 (no exception) if it is not one. */
+/* A list of n Python floats into out; 0 (no exception) if it is not one. */
 static int floats(PyObject *seq, double *out, Py_ssize_t n) {
   if (!PyList_CheckExact(seq) || PyList_GET_SIZE(seq) != n) return 0;
   for (Py_ssize_t i = 0; i < n; i++) {
@@ -175,9 +175,7 @@ static int set_steal(PyObject *o, PyObject *name, PyObject *v) {
 static int incr(PyObject *o, PyObject *name) {
   PyObject *v = PyObject_GetAttr(o, name);
   if (v == NULL) return -1;
-  static PyObject *one;
-  if (one == NULL) one = PyLong_FromLong(1);
-  PyObject *w = one ? PyNumber_Add(v, one) : NULL;
+  PyObject *w = PyNumber_Add(v, one);
   Py_DECREF(v);
   return set_steal(o, name, w);
 }
@@ -522,8 +520,6 @@ static int rejected(Stepper *s, PyObject *reason, Step *j) {
   PyObject *counts = PyObject_GetAttr(s->stats, s_ik_rejects);
   if (counts == NULL) return -1;
   PyObject *k = PyObject_GetItem(counts, reason);
-  static PyObject *one;
-  if (one == NULL) one = PyLong_FromLong(1);
   PyObject *k1 = k != NULL ? PyNumber_Add(k, one) : NULL;
   int r = k1 != NULL ? PyObject_SetItem(counts, reason, k1) : -1;
   Py_XDECREF(k);
@@ -548,8 +544,6 @@ static int rejected(Stepper *s, PyObject *reason, Step *j) {
 static int clamped(Stepper *s, PyObject *names) {
   PyObject *counts = PyObject_GetAttr(s->stats, s_clamps);
   if (counts == NULL) return -1;
-  static PyObject *one;
-  if (one == NULL) one = PyLong_FromLong(1);
   int r = 0;
   for (Py_ssize_t i = 0; r == 0 && i < PyTuple_GET_SIZE(names); i++) {
     PyObject *n = PyTuple_GET_ITEM(names, i);
@@ -667,8 +661,9 @@ static PyObject *track(Stepper *s, Plain *c, PyObject *row, Step *j) {
   double t1 = perf(), q[MAXJ];
   PyObject *reason = a != NULL ? advance(s, q) : NULL;
   double t2 = perf();
-  int r = reason != NULL ? 0 : -1;
-  int ok = r == 0 && PyUnicode_GET_LENGTH(reason) == 0;
+  int truthy = reason != NULL ? PyObject_IsTrue(reason) : -1;
+  int r = truthy >= 0 ? 0 : -1;
+  int ok = truthy == 0; /* "": accepted */
   if (ok) {
     PyObject *p = to_list(c->p, 3), *qq = to_list(c->q, 4);
     PyObject *prev = (p && qq) ? PyTuple_Pack(2, p, qq) : NULL;
@@ -940,7 +935,8 @@ PyMODINIT_FUNC PyInit__armstep(void) {
   PyObject *b = PyImport_ImportModule("builtins");
   builtin_sum = b != NULL ? PyObject_GetAttrString(b, "sum") : NULL;
   Py_XDECREF(b);
-  if (builtin_sum == NULL || PyType_Ready(&StepperType) < 0) return NULL;
+  one = PyLong_FromLong(1);
+  if (builtin_sum == NULL || one == NULL || PyType_Ready(&StepperType) < 0) return NULL;
   PyObject *m = PyModule_Create(&module);
   if (m == NULL) return NULL;
   if (PyModule_AddObjectRef(m, "Stepper", (PyObject *)&StepperType) < 0) {
