@@ -58,10 +58,9 @@ class MockRealManAdapter(ArmAdapter):
         if (
             type(q) is np.ndarray
             and q.dtype == _F8
-            and not q.flags.writeable
-            and (q.base is None or type(q.base) is bytes)
-        ):  # the joint limiter's command (read-only, on memory nobody changes: no copy)
-            v = q
+            and (type(q.base) is bytes or (q.base is None and not q.flags.writeable))
+        ):  # the joint limiter's command: a view of immutable bytes (always read-only), or
+            v = q  # read-only on its own memory: nobody can change it, no copy
         else:
             v = np.array(q, dtype=float)  # a copy: the next feedback shares it, read-only
             v.flags.writeable = False
