@@ -46,7 +46,9 @@ def stepper(arm: Any) -> Stepper | None:
     """The compiled cycle of a :class:`~mjscope.teleop.node.TeleopArm`, or ``None``.
 
     ``None``: not built, or the arm's chain runs in Python (the node imports this module, so
-    the arm is not typed here: no import circle).
+    the arm is not typed here: no import circle). The arm's parts (clutch, XR input, stats,
+    stage log, IK and its Placo objects, limiter, adapter, publisher) are taken once, here:
+    an arm never replaces them; their state and methods are read at every cycle.
     """
     ik, joints, tm = arm.ik, arm.joints, arm.timing
     if not available() or ik._native is None or joints._native is None or arm._native is None:
