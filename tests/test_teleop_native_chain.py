@@ -60,6 +60,8 @@ def _trace(monkeypatch: pytest.MonkeyPatch, name: str, n: int, native: bool) -> 
     arms = {
         s: build_arm(root, s, c, make_adapter("mock", s, c), None) for s, c in rig.sides.items()
     }
+    for a in arms.values():  # the chain's calls from Python (the compiled cycle calls them in
+        a._stepper = None  # C: tests/test_teleop_native_step.py)
     t = Teleop(arms, _session(name))
     t.start(0.0)
     out = []

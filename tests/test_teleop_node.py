@@ -191,13 +191,15 @@ def test_a_failed_send_is_a_safe_stop_not_a_traceback() -> None:
     assert "send failed" in arm.stopped
 
 
-def test_a_failed_qp_holds_the_last_good_command(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_qp_holds_the_last_good_command() -> None:
     arm = make_arm()
     arm.start(0.0)
     t = run(arm, 0.0, 0.3, lambda t: held(dx=0.2 * t))
     q_good, v = arm.joints.q.copy(), np.abs(arm.joints.v)
     assert v.max() > 0.1  # it was moving when the QP started failing
-    monkeypatch.setattr(arm.ik, "advance", lambda target: "qp_failure")  # the model stays
+    task = arm.ik.solver.add_joints_task()  # a real infeasible QP: a hard joint task beyond
+    task.set_joints({n: 3.0 for n in arm.ik.joints})  # what the joint and speed limits allow
+    task.configure("infeasible", "hard")
     qs = [arm.step(t + k * DT, held(dx=0.2 * (t + k * DT))).q for k in range(30)]
     assert arm.stats.ik_rejects["qp_failure"] == 30
     braking = v * v / (2 * arm.joints.amax) + v * DT  # the stopping distance at joint_max_acc

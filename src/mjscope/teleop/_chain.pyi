@@ -30,3 +30,5 @@ def target_slots() -> int:
 
 def joint_layout() -> tuple[int, int, int]:
     """``(head, per joint, max joints)`` of a joint plan (a layout check)."""
+
+_C_API: object  # the capsule of the C API (_armstep.c uses it)

@@ -108,10 +108,14 @@ class ArmChannel:
         try:
             return self.adapter.feedback(now)
         except AdapterError as e:
-            if not self.stopped:
-                self.stats.feedback_timeouts += 1
-                self._stop(f"feedback lost: {e}")
+            self._feedback_lost(e)
             return None
+
+    def _feedback_lost(self, e: AdapterError) -> None:
+        """The adapter raised on feedback: a safe stop (shared with the compiled cycle)."""
+        if not self.stopped:
+            self.stats.feedback_timeouts += 1
+            self._stop(f"feedback lost: {e}")
 
     def _check_feedback(self, now: float, fb: Feedback | None) -> None:
         if self.stopped:
@@ -144,11 +148,15 @@ class ArmChannel:
         try:
             self.adapter.send(step.q, now)
         except AdapterError as e:
-            self._stop(f"command not sent: {e}")
-            self.joints.reset(self.joints.q)  # at rest: nothing more will be sent
-            return False
+            return self._send_failed(e)
         self.stats.commanded(step.v, step.v0, step.inv_dt)
         return True
+
+    def _send_failed(self, e: AdapterError) -> bool:
+        """A command not sent: a safe stop, at rest (shared with the compiled cycle)."""
+        self._stop(f"command not sent: {e}")
+        self.joints.reset(self.joints.q)  # at rest: nothing more will be sent
+        return False
 
     def _publish(self, fb: Feedback | None, q_cmd: np.ndarray | None) -> None:
         self.out.publish(fb.q if fb is not None else None, q_cmd)

@@ -29,7 +29,7 @@ import numpy as np
 
 from mjscope.bridge.transport.base import Transport
 from mjscope.rig import SideCfg
-from mjscope.teleop import native_chain
+from mjscope.teleop import native_chain, native_step
 from mjscope.teleop.adapters.base import AdapterError, ArmAdapter, Feedback
 from mjscope.teleop.arm_channel import ArmChannel
 from mjscope.teleop.clutch import canonical_floats
@@ -77,6 +77,7 @@ class TeleopArm(ArmChannel):
             self.clutch.scale, ws._lo, ws._hi, ws.low_radius, ws.low_height, ws.radius,
             (ws._ax, ws._ay), lim.max_step, lim.max_turn,
         )  # fmt: skip
+        self._stepper = native_step.stepper(self)  # the compiled engaged cycle, if built
 
     # -- start-up -------------------------------------------------------------------------
 
@@ -111,6 +112,10 @@ class TeleopArm(ArmChannel):
         Returns:
             What the cycle did.
         """
+        if self._stepper is not None:  # the plain engaged cycle in C (None: not that cycle)
+            c = self._stepper.step(now, ctrl, rx)
+            if c is not None:
+                return c
         row = self.timing.next()
         t0 = perf_counter()
         fb = self._begin(now)

@@ -35,6 +35,10 @@ class ArmPublisher:
             self._state = transport.publisher(cfg.state_topic, JointState)
             if cfg.target_topic:
                 self._target = transport.publisher(cfg.target_topic, JointState)
+        # the in-process topics, whose subscribers are asked for before a message is built
+        self._state_bus, self._target_bus = (
+            p if isinstance(p, InprocPublisher) else None for p in (self._state, self._target)
+        )
 
     def publish(self, state: np.ndarray | None, target: np.ndarray | None) -> None:
         """Publish the feedback ``state`` and the sent ``target`` [rad] (each if given)."""
@@ -43,10 +47,11 @@ class ArmPublisher:
         stamp = None
         if state is not None:
             self.published += 1
-            if _wanted(self._state):
+            if self._state_bus is None or self._state_bus.subscribed:
                 stamp = Stamp.now()
                 _put(self._state, JointState(stamp=stamp, name=self.names, position=state.tolist()))
-        if target is not None and self._target is not None and _wanted(self._target):
+        bus = self._target_bus
+        if target is not None and self._target is not None and (bus is None or bus.subscribed):
             msg = JointState(stamp=stamp or Stamp.now(), name=self.names, position=target.tolist())
             _put(self._target, msg)
 
@@ -55,11 +60,6 @@ class ArmPublisher:
         for p in (self._state, self._target):
             if p is not None:
                 p.close()
-
-
-def _wanted(p: Publisher) -> bool:
-    """Whether a message on ``p`` reaches anyone (an in-process topic may have no subscriber)."""
-    return not isinstance(p, InprocPublisher) or p.subscribed
 
 
 def _put(p: Publisher, msg: JointState) -> None:

@@ -17,6 +17,7 @@ import numpy.typing as npt
 from mjscope.teleop.adapters.base import AdapterError, ArmAdapter, Feedback
 
 _F8 = np.dtype(float)
+_new_feedback = tuple.__new__  # Feedback(q, stamp, 0) without the NamedTuple's Python __new__
 
 
 class MockRealManAdapter(ArmAdapter):
@@ -44,7 +45,7 @@ class MockRealManAdapter(ArmAdapter):
 
     def feedback(self, now: float) -> Feedback | None:
         """The current position, stamped ``now`` (a read-only array: no copy per cycle)."""
-        return Feedback(self._q, now) if self.connected else None
+        return _new_feedback(Feedback, (self._q, now, 0)) if self.connected else None
 
     def send(self, q: npt.ArrayLike, now: float) -> None:
         """Go to ``q`` at once.
@@ -54,8 +55,12 @@ class MockRealManAdapter(ArmAdapter):
         """
         if not self.connected:
             raise AdapterError(f"mock {self.side} arm: send before connect")
-        if type(q) is np.ndarray and q.dtype == _F8 and _immutable(q):
-            v = q  # the joint limiter's command (read-only, on memory nobody changes)
+        if (
+            type(q) is np.ndarray
+            and q.dtype == _F8
+            and (type(q.base) is bytes or (q.base is None and not q.flags.writeable))
+        ):  # the joint limiter's command: a view of immutable bytes (always read-only), or
+            v = q  # read-only on its own memory: nobody can change it, no copy
         else:
             v = np.array(q, dtype=float)  # a copy: the next feedback shares it, read-only
             v.flags.writeable = False
@@ -77,8 +82,3 @@ def _frozen(q: np.ndarray) -> np.ndarray:
     out = q.copy()
     out.flags.writeable = False
     return out
-
-
-def _immutable(q: np.ndarray) -> bool:
-    """Whether ``q`` can never change: read-only, owning its data or viewing ``bytes``."""
-    return not q.flags.writeable and (q.base is None or type(q.base) is bytes)
