@@ -916,6 +916,11 @@ static struct PyModuleDef module = {
 };
 
 PyMODINIT_FUNC PyInit__armstep(void) {
+  /* PyCapsule_Import only walks attributes below the top package: import _chain itself first,
+   * so `import mjscope.teleop._armstep` works on its own, not only after native_chain. */
+  PyObject *chain_module = PyImport_ImportModule("mjscope.teleop._chain");
+  if (chain_module == NULL) return NULL;
+  Py_DECREF(chain_module);
   chain = (const ChainApi *)PyCapsule_Import("mjscope.teleop._chain._C_API", 0);
   if (chain == NULL) return NULL;
   if (chain->version != CHAIN_API_VERSION || chain->maxj != MAXJ) {
