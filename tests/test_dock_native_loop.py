@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from importlib import resources
 from typing import Any
@@ -9,10 +10,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from mjscope.control.controllers import CartesianImpedanceController, CicGains
+from mjscope.control.controllers import (
+    CartesianImpedanceController,
+    CicGains,
+    Se3LieController,
+)
 from mjscope.dock import native_loop
 from mjscope.dock.loop import RunResult
-from mjscope.dock.run_docking import build_cic, run_simulation
+from mjscope.dock.run_docking import build_cic, build_se3_lie, run_simulation
 from mjscope.dock.scene import Scene, load_scene
 
 needs_native = pytest.mark.skipif(
@@ -66,14 +71,17 @@ def test_available_under_ci() -> None:
 
 
 @needs_native
+@pytest.mark.parametrize("controller", ["cic", "se3_lie"])
 @pytest.mark.parametrize("scene", SCENES)
-def test_every_scene_bit_identical(monkeypatch: pytest.MonkeyPatch, scene: str) -> None:
-    """CIC on every bundled scene: every telemetry array, stop and counter the same bits."""
+def test_every_scene_bit_identical(
+    monkeypatch: pytest.MonkeyPatch, scene: str, controller: str
+) -> None:
+    """Every bundled scene: every telemetry array, stop and counter the same bits."""
     sc = load_scene(scene)
     duration = min(sc.cfg.duration, 1.0)
-    py = _run(monkeypatch, False, sc, "cic", duration=duration)
+    py = _run(monkeypatch, False, sc, controller, duration=duration)
     seen = _spy(monkeypatch)
-    c = _run(monkeypatch, True, sc, "cic", duration=duration)
+    c = _run(monkeypatch, True, sc, controller, duration=duration)
     assert len(seen) == (1 if native_loop.covers_scene(sc) else 0)
     if seen:
         assert seen[0] is not None  # it ran compiled
@@ -81,12 +89,13 @@ def test_every_scene_bit_identical(monkeypatch: pytest.MonkeyPatch, scene: str) 
 
 
 @needs_native
-def test_contact_and_free_space(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("controller", ["cic", "se3_lie"])
+def test_contact_and_free_space(monkeypatch: pytest.MonkeyPatch, controller: str) -> None:
     """The docking scene past contact onset (≈ 2.94 s): contact forces are in the rows."""
     sc = load_scene("iiwa14_docking")
-    py = _run(monkeypatch, False, sc, "cic", duration=3.3)
+    py = _run(monkeypatch, False, sc, controller, duration=3.3)
     seen = _spy(monkeypatch)
-    c = _run(monkeypatch, True, sc, "cic", duration=3.3)
+    c = _run(monkeypatch, True, sc, controller, duration=3.3)
     assert seen and seen[0] is not None
     assert py.log.arrays()["contact_force"].max() > 1.0
     _same(py, c)
@@ -115,12 +124,51 @@ class _Recorder:
 
 
 @needs_native
-@pytest.mark.parametrize("controller", ["se3_lie", "hqp"])
+@pytest.mark.parametrize("controller", ["hqp", "se3_md"])
 def test_other_laws_decline(monkeypatch: pytest.MonkeyPatch, controller: str) -> None:
-    """Laws the kernel lacks run the Python loop (no compiled attempt)."""
+    """Laws the kernel lacks (hqp, se3_lie with an apparent inertia) run the Python loop."""
     seen = _spy(monkeypatch)
-    r = _run(monkeypatch, True, "iiwa14_docking", controller, duration=0.05)
+    law = _se3(apparent_inertia=np.full(6, 2.0)) if controller == "se3_md" else controller
+    r = _run(monkeypatch, True, "iiwa14_docking", law, duration=0.05)
     assert r.steps == 50 and seen == []
+
+
+def _se3(**kw: Any) -> Any:
+    """A factory of ``se3_lie`` with ``Se3Gains`` fields or controller arguments changed."""
+
+    def make(scene: Scene, pm: Any, q0: np.ndarray) -> Se3LieController:
+        ctrl = build_se3_lie(scene, pm, q0)
+        assert isinstance(ctrl, Se3LieController)
+        gains = dataclasses.replace(
+            ctrl.gains, **{k: v for k, v in kw.items() if k != "apparent_inertia"}
+        )
+        return Se3LieController(pm, "eef", gains, ctrl.q_null, kw.get("apparent_inertia"))
+
+    return make
+
+
+@needs_native
+@pytest.mark.parametrize("case", ["log", "singular"])
+def test_se3_lie_log_potential_and_guard(monkeypatch: pytest.MonkeyPatch, case: str) -> None:
+    """The log-map potential, and the singularity guard dropping the feed-forward, alike."""
+    kw: dict[str, Any] = {"potential": "log"} if case == "log" else {"singular_threshold": 10.0}
+    held: dict[bool, Any] = {}
+    runs = {}
+    for native in (False, True):
+        make = _se3(**kw)
+
+        def factory(
+            scene: Scene, pm: Any, q0: np.ndarray, native: bool = native, make: Any = make
+        ) -> Any:
+            held[native] = make(scene, pm, q0)
+            return held[native]
+
+        seen = _spy(monkeypatch) if native else []
+        runs[native] = _run(monkeypatch, native, "iiwa14_track_rocking", factory, duration=0.4)
+        if native:
+            assert seen and seen[0] is not None
+    _same(runs[False], runs[True])
+    assert held[True].feedforward_dropped is held[False].feedforward_dropped is (case == "singular")
 
 
 def _nan_cic(scene: Scene, pm: Any, q0: np.ndarray) -> CartesianImpedanceController:

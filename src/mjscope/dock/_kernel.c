@@ -1,6 +1,6 @@
-/* The docking loop of mjscope.dock.loop.run_loop in C, per control period, for CIC.
+/* The docking loop of mjscope.dock.loop.run_loop in C, per control period.
  *
- * mjscope.dock.native_loop drives it (a chunk of periods per call); this file only runs
+ * Laws: CIC and se3_lie (P_LAW 1, 2). mjscope.dock.native_loop drives it (a chunk of periods per call); this file only runs
  * periods. Nothing here links against MuJoCo, Pinocchio, NumPy or LAPACK:
  *  - MuJoCo's mj_step / mj_kinematics and its thread-local log-handler hook come as addresses
  *    (from the libmujoco the bindings loaded), with the model, data and buffer addresses;
@@ -37,6 +37,7 @@ typedef void (*log_handler)(const log_head *msg);
 typedef log_handler (*tls_fn)(log_handler handler);
 typedef log_handler (*global_fn)(void);
 typedef void (*sytrf_fn)(char *, int *, double *, int *, int *, double *, int *, int *);
+typedef int (*chol_fn)(double *mat, int n, double mindiag);
 typedef void (*sytrs_fn)(char *, int *, int *, double *, int *, int *, double *, int *, int *);
 
 /* int64 plan slots: keep in this order, native_plan.SLOTS names them */
@@ -51,16 +52,20 @@ enum {
   P_K0, P_K1, P_KDONE, P_MSG, P_F,
   P_CIC_KP, P_CIC_KD, P_CIC_KI, P_CIC_INT, P_CIC_USEINT, P_CIC_K, P_CIC_B, P_CIC_KW,
   P_CIC_LU, P_CIC_PIV, P_CIC_XS, P_RD, P_WD, P_WDD, P_REFROT,
+  P_LAW, P_REF_T, P_REF_VD, P_REF_VDD, P_TD, P_VD, P_VDD, P_TMP6, P_TMP3, P_SW, P_SVW, P_SF,
+  P_SE3_KP, P_SE3_KPT, P_SE3_LOG, P_SE3_DROP, P_CHOL, P_JJT,
   P_NSLOTS
 };
 /* float64 parameters */
 enum { F_DT, F_INVDT, F_RATE, F_EPS, F_ILO, F_IHI, F_TM, F_TC, F_TI = F_TC + 3, F_TB = F_TI + 9,
-       F_BIAS = F_TB + 6, F_G = F_BIAS + 6, F_NULLKP = F_G + 3, F_NULLKD, F_QNULL, F_CICDT = F_QNULL + 16, F_N };
+       F_BIAS = F_TB + 6, F_G = F_BIAS + 6, F_NULLKP = F_G + 3, F_NULLKD, F_QNULL, F_CICDT = F_QNULL + 16, F_SING2, F_N };
 /* Python objects: keep in this order, native_plan.OBJECTS names them */
 enum {
   O_JJTV, O_UFP, O_GFJ, O_GFJTV, O_CRBA, O_NLE, O_LOG3, O_TANH, O_CF,
   O_FK, O_UFPC, O_GFV, O_GFCA, O_SYTRF, O_SYTRS, O_SYMFACTOR,
   O_V, O_X, O_W, O_W0, O_AT, O_NEGF, O_K, O_B, O_RD, O_WD, O_WDD, O_REFROT, O_G, O_FTRT, O_A6,
+  O_SE3, O_MOTION, O_CORI, O_LOG6, O_JLOG6, O_NPDOT, O_JJT, O_KR, O_TD, O_VD, O_VDD, O_TMP6,
+  O_TMP3, O_SW, O_SVW, O_SF,
   O_N
 };
 enum { DONE = 0, NONFINITE = 1, BADACC = 2, FATAL = 3, PYERR = -1 };
@@ -80,7 +85,8 @@ static void on_log(const log_head *msg) {
   if (forward != NULL) forward(msg);
 }
 
-static PyObject *s_dot, *s_T, *s_translation, *s_rotation, *s_vector, *s_solve;
+static PyObject *s_dot, *s_T, *s_translation, *s_rotation, *s_vector, *s_solve, *s_actInv,
+    *s_inverse, *s_act, *s_cross;
 
 /* Row-major doubles of a (rows, cols) float64 buffer (any strides); rows = 1 for a vector. */
 static int read_mat(PyObject *o, Py_ssize_t rows, Py_ssize_t cols, double *out) {
@@ -341,6 +347,198 @@ out:
   return rc;
 }
 
+#define CK(x)                  \
+  do {                         \
+    if ((x) == NULL) goto out; \
+  } while (0)
+#define CI(x)               \
+  do {                      \
+    if ((x) < 0) goto out;  \
+  } while (0)
+
+/* dsytrf of the controller's K (a copy, as scipy's wrapper makes) into lu, piv; its info */
+static int factor_k(Ctx *c, int n) {
+  int64_t *p = c->p;
+  double *lu = (double *)p[P_CIC_LU], work[64];
+  int nn = n, lwork = n, info = 0;
+  char up = 'U';
+  memcpy(lu, (const double *)p[P_CIC_K], (size_t)(n * n) * sizeof(double));
+  ((sytrf_fn)PyCapsule_GetPointer(c->o[O_SYTRF], PyCapsule_GetName(c->o[O_SYTRF])))(
+      &up, &nn, lu, &nn, (int *)p[P_CIC_PIV], work, &lwork, &info);
+  return info;
+}
+
+/* x = solve(self._b): dsytrs on the factor, or SymFactor(K).solve(b) when it was singular */
+static int solve_b(Ctx *c, int n, int info, double *x) {
+  int64_t *p = c->p;
+  if (info == 0) {
+    int nn = n, one = 1, inf2 = 0;
+    char up = 'U';
+    memcpy(x, (const double *)p[P_CIC_B], (size_t)n * sizeof(double));
+    ((sytrs_fn)PyCapsule_GetPointer(c->o[O_SYTRS], PyCapsule_GetName(c->o[O_SYTRS])))(
+        &up, &nn, &one, (double *)p[P_CIC_LU], &nn, (int *)p[P_CIC_PIV], x, &nn, &inf2);
+    return 0;
+  }
+  PyObject *fac = PyObject_CallOneArg(c->o[O_SYMFACTOR], c->o[O_K]);
+  PyObject *r = fac == NULL ? NULL : PyObject_CallMethodOneArg(fac, s_solve, c->o[O_B]);
+  Py_XDECREF(fac);
+  int rc = r == NULL ? -1 : read_mat(r, 1, n, x);
+  Py_XDECREF(r);
+  return rc;
+}
+
+/* pin.Motion(vec).act/cross target: obj.method(pin.Motion(arg)).vector into out (6,) */
+static int motion_op(Ctx *c, PyObject *obj, PyObject *method, PyObject *arg, double *out) {
+  PyObject *mo = PyObject_CallOneArg(c->o[O_MOTION], arg);
+  PyObject *r = mo == NULL ? NULL : PyObject_CallMethodOneArg(obj, method, mo);
+  Py_XDECREF(mo);
+  int rc = r == NULL ? -1 : attr_into(r, s_vector, 1, 6, out);
+  Py_XDECREF(r);
+  return rc;
+}
+
+/* Se3LieController.compute_control into tau (control/controllers/se3_lie.py), without an
+ * apparent inertia (the caller declines it): potential gradient, the singularity guard and
+ * the two solves of _torque, in the Python law's operation order. */
+static int se3_lie(Ctx *c, int64_t row, double *tau) {
+  int64_t *p = c->p;
+  double *f = c->f;
+  const int nv = c->nv, n = nv + 6;
+  const double *q = (const double *)p[P_Q], *v = (const double *)p[P_V];
+  PyObject *oMf = NULL, *J = NULL, *dJ = NULL, *M = NULL, *C = NULL, *h = NULL, *Tse = NULL;
+  PyObject *Terr = NULL, *X = NULL, *Vo = NULL, *Vr = NULL, *tmp = NULL, *tmp2 = NULL;
+  int rc = -1;
+  double V[6], vr[6], eV[6], fG[6], u[6], add[6], Mv[256], Jv[96], hv[32], tau0[32], x[32];
+  double *K = (double *)p[P_CIC_K], *b = (double *)p[P_CIC_B];
+  PyObject *r = call_slot(c, O_JJTV);
+  CK(r);
+  Py_DECREF(r);
+  CK(oMf = call_slot(c, O_UFP));
+  CK(J = call_slot(c, O_GFJ));
+  CK(dJ = call_slot(c, O_GFJTV));
+  CK(M = call_slot(c, O_CRBA));
+  CK(C = call_slot(c, O_CORI));
+  CK(h = call_slot(c, O_NLE));
+  memcpy((double *)p[P_TD], (const double *)p[P_REF_T] + 16 * row, 16 * sizeof(double));
+  memcpy((double *)p[P_VD], (const double *)p[P_REF_VD] + 6 * row, 6 * sizeof(double));
+  memcpy((double *)p[P_VDD], (const double *)p[P_REF_VDD] + 6 * row, 6 * sizeof(double));
+  CK(Tse = PyObject_CallOneArg(c->o[O_SE3], c->o[O_TD]));
+  CK(Terr = PyObject_CallMethodOneArg(Tse, s_actInv, oMf));
+  CK(X = PyObject_CallMethodNoArgs(Terr, s_inverse));
+  CK(Vo = PyObject_CallMethodOneArg(J, s_dot, c->o[O_V]));
+  CI(read_mat(Vo, 1, 6, V));
+  {
+    PyObject *mo = PyObject_CallOneArg(c->o[O_MOTION], c->o[O_VD]);
+    CK(mo);
+    Vr = PyObject_CallMethodOneArg(X, s_act, mo);
+    Py_DECREF(mo);
+    CK(Vr);
+  }
+  CI(attr_into(Vr, s_vector, 1, 6, vr));
+  for (int i = 0; i < 6; i++) eV[i] = V[i] - vr[i];
+  const double *kp = (const double *)p[P_SE3_KP], *kd = (const double *)p[P_CIC_KD];
+  if (p[P_SE3_LOG]) { /* f = Jlog6(T̃)ᵀ (kp ξ) */
+    double xi[6], *t6 = (double *)p[P_TMP6];
+    PyObject *lg = PyObject_CallOneArg(c->o[O_LOG6], Terr);
+    CK(lg);
+    rc = attr_into(lg, s_vector, 1, 6, xi);
+    Py_DECREF(lg);
+    CI(rc);
+    rc = -1;
+    for (int i = 0; i < 6; i++) t6[i] = kp[i] * xi[i];
+    CK(tmp = PyObject_CallOneArg(c->o[O_JLOG6], Terr));
+    CK(tmp2 = PyObject_GetAttr(tmp, s_T));
+    CI(dot_into(tmp2, c->o[O_TMP6], 1, 6, fG));
+  } else { /* f = (Eᵀ (kp_t t), vee(K_R E − (K_R E)ᵀ)) */
+    double t[3], A[9], *t3 = (double *)p[P_TMP3];
+    const double *kpt = (const double *)p[P_SE3_KPT];
+    CI(attr_into(Terr, s_translation, 1, 3, t));
+    CK(tmp = PyObject_GetAttr(Terr, s_rotation));
+    CK(tmp2 = PyObject_GetAttr(tmp, s_T));
+    for (int i = 0; i < 3; i++) t3[i] = kpt[i] * t[i];
+    CI(dot_into(tmp2, c->o[O_TMP3], 1, 3, fG));
+    CI(dot_into(c->o[O_KR], tmp, 3, 3, A));
+    fG[3] = A[7] - A[5], fG[4] = A[2] - A[6], fG[5] = A[3] - A[1];
+  }
+  for (int i = 0; i < 6; i++) u[i] = -fG[i];
+  for (int i = 0; i < 6; i++) u[i] = u[i] - kd[i] * eV[i];
+  { /* _near_singular: np.dot(J, J.T, out=JJt), mju_cholFactor, Π L_ii² */
+    PyObject *JT = PyObject_GetAttr(J, s_T);
+    CK(JT);
+    PyObject *jj = PyObject_CallFunctionObjArgs(c->o[O_NPDOT], J, JT, c->o[O_JJT], NULL);
+    Py_DECREF(JT);
+    CK(jj);
+    Py_DECREF(jj);
+    double *JJt = (double *)p[P_JJT];
+    int drop = ((chol_fn)p[P_CHOL])(JJt, 6, 1e-15) < 6;
+    if (!drop) {
+      double prod = 1.0;
+      for (int i = 0; i < 6; i++) prod *= JJt[7 * i];
+      drop = !(pow(prod, 2.0) >= f[F_SING2]);
+    }
+    p[P_SE3_DROP] = drop;
+  }
+  const int dropped = (int)p[P_SE3_DROP];
+  if (!dropped) {
+    CI(motion_op(c, X, s_act, c->o[O_VDD], add));
+    for (int i = 0; i < 6; i++) u[i] += add[i];
+    CI(motion_op(c, Vr, s_cross, Vo, add));
+    for (int i = 0; i < 6; i++) u[i] += add[i];
+  }
+  /* _torque */
+  CI(read_mat(M, nv, nv, Mv));
+  CI(read_mat(J, 6, nv, Jv));
+  for (int i = 0; i < nv; i++)
+    for (int j = 0; j < nv; j++) K[i + n * j] = Mv[i * nv + j];
+  for (int rr = 0; rr < 6; rr++)
+    for (int i = 0; i < nv; i++) K[i + n * (nv + rr)] = Jv[rr * nv + i];
+  for (int j = 0; j < nv; j++) tau0[j] = f[F_QNULL + j] - q[j];
+  for (int j = 0; j < nv; j++) tau0[j] = tau0[j] * f[F_NULLKP];
+  for (int j = 0; j < nv; j++) tau0[j] = tau0[j] - f[F_NULLKD] * v[j];
+  double djv[6];
+  if (dropped) {
+    memcpy(b, tau0, (size_t)nv * sizeof(double));
+    CI(dot_into(dJ, c->o[O_V], 1, 6, djv));
+    for (int i = 0; i < 6; i++) b[nv + i] = u[i] - djv[i];
+  }
+  const int info = factor_k(c, n);
+  if (!dropped) {
+    double *w = (double *)p[P_SW], *vw = (double *)p[P_SVW], cw[32];
+    for (int j = 0; j < nv; j++) b[j] = 0.0;
+    for (int i = 0; i < 6; i++) b[nv + i] = eV[i];
+    CI(solve_b(c, n, info, x));
+    memcpy(w, x, (size_t)nv * sizeof(double));
+    CI(dot_into(C, c->o[O_SW], 1, nv, cw));
+    for (int j = 0; j < nv; j++) b[j] = tau0[j] + cw[j];
+    for (int j = 0; j < nv; j++) vw[j] = v[j] - w[j];
+    CI(dot_into(dJ, c->o[O_SVW], 1, 6, djv));
+    for (int i = 0; i < 6; i++) b[nv + i] = u[i] - djv[i];
+  }
+  CI(solve_b(c, n, info, x));
+  double *fv = (double *)p[P_SF], fj[32];
+  for (int i = 0; i < 6; i++) fv[i] = -x[nv + i];
+  CI(dot_into(c->o[O_SF], J, 1, nv, fj));
+  CI(read_mat(h, 1, nv, hv));
+  for (int j = 0; j < nv; j++) tau[j] = fj[j] + hv[j];
+  for (int j = 0; j < nv; j++) tau[j] = tau[j] + tau0[j];
+  rc = 0;
+out:
+  Py_XDECREF(oMf);
+  Py_XDECREF(J);
+  Py_XDECREF(dJ);
+  Py_XDECREF(M);
+  Py_XDECREF(C);
+  Py_XDECREF(h);
+  Py_XDECREF(Tse);
+  Py_XDECREF(Terr);
+  Py_XDECREF(X);
+  Py_XDECREF(Vo);
+  Py_XDECREF(Vr);
+  Py_XDECREF(tmp);
+  Py_XDECREF(tmp2);
+  return rc;
+}
+
 /* friction feed-forward, the finiteness test, the limiter: tau in place; 0, or NONFINITE */
 static int finish_torque(Ctx *c, double *tau) {
   int64_t *p = c->p;
@@ -408,7 +606,7 @@ static int run_periods(Ctx *c) {
   const int64_t k0 = p[P_REF_ROW], nsub = p[P_NSUB];
   for (int64_t k = p[P_K0]; k < p[P_K1]; k++) {
     const int64_t row = k - k0;
-    if (cic(c, row, tau) < 0) return PYERR;
+    if ((p[P_LAW] == 2 ? se3_lie(c, row, tau) : cic(c, row, tau)) < 0) return PYERR;
     int code = finish_torque(c, tau);
     if (code != DONE) {
       p[P_KDONE] = k;
@@ -499,6 +697,12 @@ PyMODINIT_FUNC PyInit__kernel(void) {
   s_rotation = PyUnicode_InternFromString("rotation");
   s_vector = PyUnicode_InternFromString("vector");
   s_solve = PyUnicode_InternFromString("solve");
-  if (!s_dot || !s_T || !s_translation || !s_rotation || !s_vector || !s_solve) return NULL;
+  s_actInv = PyUnicode_InternFromString("actInv");
+  s_inverse = PyUnicode_InternFromString("inverse");
+  s_act = PyUnicode_InternFromString("act");
+  s_cross = PyUnicode_InternFromString("cross");
+  if (!s_dot || !s_T || !s_translation || !s_rotation || !s_vector || !s_solve || !s_actInv ||
+      !s_inverse || !s_act || !s_cross)
+    return NULL;
   return PyModule_Create(&module);
 }

@@ -1,9 +1,11 @@
 """The controller's part of the compiled dock loop's plan (:mod:`mjscope.dock.native_plan`).
 
 Per law: its gains and state buffers (the controller's own arrays: what the kernel changes —
-CIC's integral — is the controller's state after the run, as with the Python loop) and the
-Pinocchio calls of its rigid-body terms, with argument tuples on the plan's ``q``, ``v``.
-Today: CIC (:class:`~mjscope.control.controllers.CartesianImpedanceController`).
+CIC's integral, se3_lie's ``J Jᵀ`` work matrix — is the controller's state after the run, as
+with the Python loop) and the Pinocchio calls of its rigid-body terms, with argument tuples on
+the plan's ``q``, ``v``. Laws: CIC
+(:class:`~mjscope.control.controllers.CartesianImpedanceController`) and ``se3_lie``
+(:class:`~mjscope.control.controllers.Se3LieController`, without an apparent inertia).
 """
 
 from __future__ import annotations
@@ -11,44 +13,85 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
-from mjscope.control.controllers import CartesianImpedanceController, Controller
+from mjscope.control.controllers import (
+    CartesianImpedanceController,
+    Controller,
+    Se3LieController,
+)
 from mjscope.control.controllers.cic import SymFactor
 from mjscope.dock.native_plan import MAX_NV, Plan
 from mjscope.dock.native_symbols import lapack_capsules
 
 LWA = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
+LOCAL = pin.ReferenceFrame.LOCAL
+CIC, SE3_LIE = 1, 2  # _kernel.c's P_LAW
 
 
 def supported(ctrl: Controller) -> bool:
     """Whether the kernel has ``ctrl``'s law (its exact type: a subclass may change it)."""
+    if type(ctrl) is Se3LieController:
+        return ctrl._md_inv is None and ctrl.model.nv <= MAX_NV
     return type(ctrl) is CartesianImpedanceController and ctrl.model.nv <= MAX_NV
 
 
 def bind(plan: Plan, ctrl: Controller) -> bool:
     """Put ``ctrl``'s gains, buffers and calls into ``plan``; ``False`` if it cannot."""
     caps = lapack_capsules()
-    if caps is None or not isinstance(ctrl, CartesianImpedanceController):
+    if caps is None or not supported(ctrl):
         return False
-    m, d, fid, q, v = ctrl.model, ctrl.data, ctrl.fid, plan.q, plan.v
+    assert isinstance(ctrl, CartesianImpedanceController | Se3LieController)
     if not (ctrl._K.flags.f_contiguous and ctrl._b.flags.c_contiguous):
         return False
-    nv = plan.nv
+    m, d, fid, q, v, nv = ctrl.model, ctrl.data, ctrl.fid, plan.q, plan.v, plan.nv
+    axes = LWA if isinstance(ctrl, CartesianImpedanceController) else LOCAL
     xs = np.zeros(nv + 6)  # the solve's right-hand side, then its solution
-    refrot, wd, wdd = np.zeros((3, 3)), np.zeros(3), np.zeros(3)
-    plan.set(cic_kp=ctrl._kp, cic_kd=ctrl._kd, cic_int=ctrl.integral,
-             cic_useint=int(ctrl._use_integral), cic_k=ctrl._K, cic_b=ctrl._b,
-             cic_lu=np.zeros((nv + 6) ** 2), cic_piv=np.zeros(nv + 6, np.int32), cic_xs=xs,
-             refrot=refrot, wd=wd, wdd=wdd, cic_ki=np.asarray(ctrl._ki, float))  # fmt: skip
+    plan.set(cic_kd=ctrl._kd, cic_k=ctrl._K, cic_b=ctrl._b, cic_xs=xs,
+             cic_lu=np.zeros((nv + 6) ** 2), cic_piv=np.zeros(nv + 6, np.int32))  # fmt: skip
     g = ctrl.gains
-    plan.put(i_lo=g.i_limit, i_hi=ctrl._i_hi_f, null_kp=g.kp_null, null_kd=g.kd_null,
-             q_null=ctrl.q_null, cic_dt=ctrl.dt)  # fmt: skip
+    plan.put(null_kp=g.kp_null, null_kd=g.kd_null, q_null=ctrl.q_null)
     plan.objects.update(
         jjtv=(pin.computeJointJacobiansTimeVariation, (m, d, q, v)),
         ufp=(pin.updateFramePlacement, (m, d, fid)),
-        gfj=(pin.getFrameJacobian, (m, d, fid, LWA)),
-        gfjtv=(pin.getFrameJacobianTimeVariation, (m, d, fid, LWA)),
-        crba=(pin.crba, (m, d, q)), nle=(pin.nonLinearEffects, (m, d, q, v)), log3=pin.log3,
+        gfj=(pin.getFrameJacobian, (m, d, fid, axes)),
+        gfjtv=(pin.getFrameJacobianTimeVariation, (m, d, fid, axes)),
+        crba=(pin.crba, (m, d, q)), nle=(pin.nonLinearEffects, (m, d, q, v)),
         sytrf=caps["dsytrf"], sytrs=caps["dsytrs"], symfactor=SymFactor, k=ctrl._K, b=ctrl._b,
-        negf=xs[nv:], refrot=refrot, wd=wd, wdd=wdd,
+        negf=xs[nv:],
     )  # fmt: skip
+    if isinstance(ctrl, CartesianImpedanceController):
+        _cic(plan, ctrl)
+    else:
+        _se3_lie(plan, ctrl)
     return True
+
+
+def _cic(plan: Plan, ctrl: CartesianImpedanceController) -> None:
+    refrot, wd, wdd = np.zeros((3, 3)), np.zeros(3), np.zeros(3)
+    plan.set(law=CIC, cic_kp=ctrl._kp, cic_int=ctrl.integral,
+             cic_useint=int(ctrl._use_integral), refrot=refrot, wd=wd, wdd=wdd,
+             cic_ki=np.asarray(ctrl._ki, float))  # fmt: skip
+    plan.put(i_lo=ctrl.gains.i_limit, i_hi=ctrl._i_hi_f, cic_dt=ctrl.dt)
+    plan.objects.update(log3=pin.log3, refrot=refrot, wd=wd, wdd=wdd)
+
+
+def _se3_lie(plan: Plan, ctrl: Se3LieController) -> None:
+    m, d, q, v, nv = ctrl.model, ctrl.data, plan.q, plan.v, plan.nv
+    td, vd, vdd, tmp6, tmp3 = np.zeros((4, 4)), np.zeros(6), np.zeros(6), np.zeros(6), np.zeros(3)
+    sw, svw, sf = np.zeros(nv), np.zeros(nv), np.zeros(6)
+    if not (ctrl._JJt.flags.c_contiguous and ctrl._JJt.shape == (6, 6)):
+        raise AssertionError("se3_lie's J Jᵀ work matrix is a (6, 6) C array")
+    plan.set(law=SE3_LIE, se3_kp=ctrl._kp, se3_kpt=ctrl._kp_t, se3_log=int(ctrl._log),
+             td=td, vd=vd, vdd=vdd, tmp6=tmp6, tmp3=tmp3, sw=sw, svw=svw, sf=sf,
+             jjt=ctrl._JJt)  # fmt: skip
+    plan.put(sing2=ctrl._sing2)
+    plan.objects.update(
+        se3=pin.SE3, motion=pin.Motion, cori=(pin.computeCoriolisMatrix, (m, d, q, v)),
+        log6=pin.log6, jlog6=pin.Jlog6, npdot=np.dot, jjt=ctrl._JJt, kr=ctrl._K_R, td=td,
+        vd=vd, vdd=vdd, tmp6=tmp6, tmp3=tmp3, sw=sw, svw=svw, sf=sf,
+    )  # fmt: skip
+
+
+def finish(plan: Plan, ctrl: Controller) -> None:
+    """The law's per-period flags the kernel kept, back on ``ctrl`` (se3_lie's guard)."""
+    if isinstance(ctrl, Se3LieController):
+        ctrl.feedforward_dropped = bool(plan.slots[plan.slot_index("se3_drop")])

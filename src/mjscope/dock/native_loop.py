@@ -10,7 +10,8 @@ stop message, controller state and counter is the Python loop's, bit for bit (te
 It declines (returns ``None``: the Python loop runs) when the extension was not built (``pip
 install`` compiles it; without a C compiler the install still succeeds), when MuJoCo or SciPy
 lack a symbol it needs, when ``MJSCOPE_DOCK_KERNEL=python``, and for configurations it does
-not cover: a controller other than CIC (``se3_lie`` and ``hqp`` run in Python), a guarded
+not cover: a controller other than CIC and ``se3_lie`` (``hqp`` runs in Python), an
+``se3_lie`` with an apparent inertia, a guarded
 approach / force loop (``controller.force_loop``), a gain schedule, video recording, an F/T
 sensor on another body than the end effector, or a model whose ``nq``, ``nv``, ``nu`` differ
 or exceed 16. MuJoCo's fatal errors inside ``mj_step`` come back as ``mujoco.FatalError``.
@@ -85,7 +86,7 @@ def covers(env: MujocoEnv, ctrl: Controller, shaper: Any, schedule: Any) -> bool
 
 
 def covers_scene(scene: Scene) -> bool:
-    """Whether a CIC run of ``scene`` is compiled (no force loop, no gain schedule)."""
+    """Whether a CIC or ``se3_lie`` run of ``scene`` is compiled (no force loop, no schedule)."""
     c = scene.cfg.controller
     return not (c.force_loop.enabled and scene.cfg.dock is not None) and not c.schedule.times
 
@@ -123,7 +124,10 @@ def run(
                 np.asarray(cfg.ft.bias, float))  # fmt: skip
     if not native_laws.bind(plan, ctrl):
         return None
-    return _drive(plan, reference, n_steps, scene, log, chunk, progress, every, limiter, env)
+    try:
+        return _drive(plan, reference, n_steps, scene, log, chunk, progress, every, limiter, env)
+    finally:
+        native_laws.finish(plan, ctrl)
 
 
 def _drive(plan: Plan, reference: ReferenceAdapter, n_steps: int, scene: Scene, log: Log,
@@ -191,10 +195,13 @@ class _Refs:
         self.wb = _stack([r.V_d[3:] for r in refs])
         self.wbd = _stack([r.Vdot_d[3:] for r in refs])
         self.segment = np.array([r.segment for r in refs])
+        self.T = _stack([r.T_d for r in refs])
+        self.V, self.Vdot = _stack([r.V_d for r in refs]), _stack([r.Vdot_d for r in refs])
 
     def slots(self) -> dict[str, np.ndarray]:
         return {"ref_pos": self.pos, "ref_vel": self.vel, "ref_acc": self.acc,
-                "ref_rot": self.rot, "ref_wb": self.wb, "ref_wbd": self.wbd}  # fmt: skip
+                "ref_rot": self.rot, "ref_wb": self.wb, "ref_wbd": self.wbd, "ref_t": self.T,
+                "ref_vd": self.V, "ref_vdd": self.Vdot}  # fmt: skip
 
 
 class _Columns:

@@ -32,18 +32,22 @@ SLOTS = (
     "k0", "k1", "kdone", "msg", "f",
     "cic_kp", "cic_kd", "cic_ki", "cic_int", "cic_useint", "cic_k", "cic_b", "cic_kw",
     "cic_lu", "cic_piv", "cic_xs", "rd", "wd", "wdd", "refrot",
+    "law", "ref_t", "ref_vd", "ref_vdd", "td", "vd", "vdd", "tmp6", "tmp3", "sw", "svw", "sf",
+    "se3_kp", "se3_kpt", "se3_log", "se3_drop", "chol", "jjt",
 )  # fmt: skip
 SLOT = {name: k for k, name in enumerate(SLOTS)}
 #: float64 parameters: name -> (first index, length)
 PARAMS = {"dt": (0, 1), "inv_dt": (1, 1), "rate": (2, 1), "eps": (3, 1), "i_lo": (4, 1),
           "i_hi": (5, 1), "tool_m": (6, 1), "tool_c": (7, 3), "tool_I": (10, 9),
           "tool_b": (19, 6), "bias": (25, 6), "g": (31, 3), "null_kp": (34, 1),
-          "null_kd": (35, 1), "q_null": (36, 16), "cic_dt": (52, 1)}  # fmt: skip
-N_PARAMS = 53
+          "null_kd": (35, 1), "q_null": (36, 16), "cic_dt": (52, 1), "sing2": (53, 1)}  # fmt: skip
+N_PARAMS = 54
 OBJECTS = (
     "jjtv", "ufp", "gfj", "gfjtv", "crba", "nle", "log3", "tanh", "cf",
     "fk", "ufpc", "gfv", "gfca", "sytrf", "sytrs", "symfactor",
     "v", "x", "w", "w0", "at", "negf", "k", "b", "rd", "wd", "wdd", "refrot", "g", "ftrt", "a6",
+    "se3", "motion", "cori", "log6", "jlog6", "npdot", "jjt", "kr", "td", "vd", "vdd", "tmp6",
+    "tmp3", "sw", "svw", "sf",
 )  # fmt: skip
 MAX_NV = 16  # the kernel's fixed work buffers
 
@@ -86,7 +90,8 @@ class Plan:
         bad = address(number) + number.strides[0] * int(mujoco.mjtWarning.mjWARN_BADQACC)
         sensordata = d.sensordata
         self.set(model=m._address, data=d._address, step=symbols["step"],
-                 kin=symbols["kinematics"], tls=symbols["tls"], nsub=env.n_substeps, nv=nv,
+                 kin=symbols["kinematics"], tls=symbols["tls"], chol=symbols["chol"],
+                 nsub=env.n_substeps, nv=nv,
                  qpos=d.qpos, qvel=d.qvel, ctrl=d.ctrl, badacc=bad, xpos=d.site_xpos[env.eef],
                  xmat=d.site_xmat[env.eef], ft6=sensordata[env._f_adr : env._f_adr + 6],
                  q=self.q, v=self.v, qp=self.qp, vp=self.vp, acc=self.acc, tau=self.tau,
@@ -111,6 +116,10 @@ class Plan:
                 self._keep.append(value)
                 value = address(value)
             self.slots[SLOT[name]] = int(value)
+
+    def slot_index(self, name: str) -> int:
+        """The index of slot ``name``."""
+        return SLOT[name]
 
     def put(self, **values: Any) -> None:
         """Float parameters by name (scalars or vectors)."""

@@ -1,7 +1,8 @@
 """Addresses the compiled dock loop calls (:mod:`mjscope.dock._kernel`), resolved once.
 
-MuJoCo's ``mj_step`` and ``mj_kinematics`` and its thread-local log-handler hooks come from the
-libmujoco the bindings loaded (the same handle: ``ctypes.CDLL`` of an already loaded library);
+MuJoCo's ``mj_step``, ``mj_kinematics``, ``mju_cholFactor`` and its thread-local log-handler
+hooks come from the libmujoco the bindings loaded (the same handle: ``ctypes.CDLL`` of an
+already loaded library);
 LAPACK ``dsytrf`` / ``dsytrs`` are the ``scipy.linalg.cython_lapack`` capsules, the routines
 ``scipy.linalg.lapack.dsytrf`` / ``dsytrs`` run (the same library, hence the same bits).
 """
@@ -21,6 +22,7 @@ MUJOCO = {
     "kinematics": "mj_kinematics",
     "tls": "_mjPRIVATE_setTlsLogHandler",
     "global": "_mjPRIVATE_getGlobalLogHandler",
+    "chol": "mju_cholFactor",
 }
 LAPACK = ("dsytrf", "dsytrs")
 
