@@ -53,7 +53,7 @@ enum {
   P_CIC_KP, P_CIC_KD, P_CIC_KI, P_CIC_INT, P_CIC_USEINT, P_CIC_K, P_CIC_B, P_CIC_KW,
   P_CIC_LU, P_CIC_PIV, P_CIC_XS, P_RD, P_WD, P_WDD, P_REFROT,
   P_LAW, P_REF_T, P_REF_VD, P_REF_VDD, P_TD, P_VD, P_VDD, P_TMP6, P_TMP3, P_SW, P_SVW, P_SF,
-  P_SE3_KP, P_SE3_KPT, P_SE3_LOG, P_SE3_DROP, P_CHOL, P_JJT,
+  P_SE3_KP, P_SE3_KPT, P_SE3_LOG, P_SE3_DROP, P_CHOL, P_JJT, P_SMV, P_TDT,
   P_NSLOTS
 };
 /* float64 parameters */
@@ -65,7 +65,7 @@ enum {
   O_FK, O_UFPC, O_GFV, O_GFCA, O_SYTRF, O_SYTRS, O_SYMFACTOR,
   O_V, O_X, O_W, O_W0, O_AT, O_NEGF, O_K, O_B, O_RD, O_WD, O_WDD, O_REFROT, O_G, O_FTRT, O_A6,
   O_SE3, O_MOTION, O_CORI, O_LOG6, O_JLOG6, O_NPDOT, O_JJT, O_KR, O_TD, O_VD, O_VDD, O_TMP6,
-  O_TMP3, O_SW, O_SVW, O_SF,
+  O_TMP3, O_SW, O_SVW, O_SF, O_MV,
   O_N
 };
 enum { DONE = 0, NONFINITE = 1, BADACC = 2, FATAL = 3, PYERR = -1 };
@@ -387,11 +387,10 @@ static int solve_b(Ctx *c, int n, int info, double *x) {
   return rc;
 }
 
-/* pin.Motion(vec).act/cross target: obj.method(pin.Motion(arg)).vector into out (6,) */
-static int motion_op(Ctx *c, PyObject *obj, PyObject *method, PyObject *arg, double *out) {
-  PyObject *mo = PyObject_CallOneArg(c->o[O_MOTION], arg);
-  PyObject *r = mo == NULL ? NULL : PyObject_CallMethodOneArg(obj, method, mo);
-  Py_XDECREF(mo);
+/* obj.method(motion).vector into out (6,) */
+static int motion_op(Ctx *c, PyObject *obj, PyObject *method, PyObject *mo, double *out) {
+  (void)c;
+  PyObject *r = PyObject_CallMethodOneArg(obj, method, mo);
   int rc = r == NULL ? -1 : attr_into(r, s_vector, 1, 6, out);
   Py_XDECREF(r);
   return rc;
@@ -405,7 +404,7 @@ static int se3_lie(Ctx *c, int64_t row, double *tau) {
   double *f = c->f;
   const int nv = c->nv, n = nv + 6;
   const double *q = (const double *)p[P_Q], *v = (const double *)p[P_V];
-  PyObject *oMf = NULL, *J = NULL, *dJ = NULL, *M = NULL, *C = NULL, *h = NULL, *Tse = NULL;
+  PyObject *oMf = NULL, *J = NULL, *dJ = NULL, *M = NULL, *C = NULL, *h = NULL;
   PyObject *Terr = NULL, *X = NULL, *Vo = NULL, *Vr = NULL, *tmp = NULL, *tmp2 = NULL;
   int rc = -1;
   double V[6], vr[6], eV[6], fG[6], u[6], add[6], Mv[256], Jv[96], hv[32], tau0[32], x[32];
@@ -419,21 +418,21 @@ static int se3_lie(Ctx *c, int64_t row, double *tau) {
   CK(M = call_slot(c, O_CRBA));
   CK(C = call_slot(c, O_CORI));
   CK(h = call_slot(c, O_NLE));
-  memcpy((double *)p[P_TD], (const double *)p[P_REF_T] + 16 * row, 16 * sizeof(double));
-  memcpy((double *)p[P_VD], (const double *)p[P_REF_VD] + 6 * row, 6 * sizeof(double));
-  memcpy((double *)p[P_VDD], (const double *)p[P_REF_VDD] + 6 * row, 6 * sizeof(double));
-  CK(Tse = PyObject_CallOneArg(c->o[O_SE3], c->o[O_TD]));
-  CK(Terr = PyObject_CallMethodOneArg(Tse, s_actInv, oMf));
+  { /* the persistent SE3 (T_d) and Motions (V_d, V̇_d) hold the row: their storage, written */
+    const double *T = (const double *)p[P_REF_T] + 16 * row;
+    double *Rd = (double *)p[P_TD], *pd = (double *)p[P_TDT]; /* rotation: column-major */
+    for (int i = 0; i < 3; i++) {
+      for (int j = 0; j < 3; j++) Rd[i + 3 * j] = T[4 * i + j];
+      pd[i] = T[4 * i + 3];
+    }
+    memcpy((double *)p[P_VD], (const double *)p[P_REF_VD] + 6 * row, 6 * sizeof(double));
+    memcpy((double *)p[P_VDD], (const double *)p[P_REF_VDD] + 6 * row, 6 * sizeof(double));
+  }
+  CK(Terr = PyObject_CallMethodOneArg(c->o[O_TD], s_actInv, oMf));
   CK(X = PyObject_CallMethodNoArgs(Terr, s_inverse));
   CK(Vo = PyObject_CallMethodOneArg(J, s_dot, c->o[O_V]));
   CI(read_mat(Vo, 1, 6, V));
-  {
-    PyObject *mo = PyObject_CallOneArg(c->o[O_MOTION], c->o[O_VD]);
-    CK(mo);
-    Vr = PyObject_CallMethodOneArg(X, s_act, mo);
-    Py_DECREF(mo);
-    CK(Vr);
-  }
+  CK(Vr = PyObject_CallMethodOneArg(X, s_act, c->o[O_VD]));
   CI(attr_into(Vr, s_vector, 1, 6, vr));
   for (int i = 0; i < 6; i++) eV[i] = V[i] - vr[i];
   const double *kp = (const double *)p[P_SE3_KP], *kd = (const double *)p[P_CIC_KD];
@@ -482,7 +481,8 @@ static int se3_lie(Ctx *c, int64_t row, double *tau) {
   if (!dropped) {
     CI(motion_op(c, X, s_act, c->o[O_VDD], add));
     for (int i = 0; i < 6; i++) u[i] += add[i];
-    CI(motion_op(c, Vr, s_cross, Vo, add));
+    memcpy((double *)p[P_SMV], V, 6 * sizeof(double));
+    CI(motion_op(c, Vr, s_cross, c->o[O_MV], add)); /* pin.Motion(V) */
     for (int i = 0; i < 6; i++) u[i] += add[i];
   }
   /* _torque */
@@ -529,7 +529,6 @@ out:
   Py_XDECREF(M);
   Py_XDECREF(C);
   Py_XDECREF(h);
-  Py_XDECREF(Tse);
   Py_XDECREF(Terr);
   Py_XDECREF(X);
   Py_XDECREF(Vo);

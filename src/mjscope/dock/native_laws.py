@@ -75,20 +75,32 @@ def _cic(plan: Plan, ctrl: CartesianImpedanceController) -> None:
 
 
 def _se3_lie(plan: Plan, ctrl: Se3LieController) -> None:
+    """se3_lie's part.
+
+    ``T_d``, ``V_d``, ``V̇_d`` and ``V`` go into persistent Pinocchio objects (their storage,
+    written by the kernel: the values ``pin.SE3(T_d)``, ``pin.Motion(V_d)`` would copy in).
+    """
     m, d, q, v, nv = ctrl.model, ctrl.data, plan.q, plan.v, plan.nv
-    td, vd, vdd, tmp6, tmp3 = np.zeros((4, 4)), np.zeros(6), np.zeros(6), np.zeros(6), np.zeros(3)
-    sw, svw, sf = np.zeros(nv), np.zeros(nv), np.zeros(6)
+    tmp6, tmp3, sw, svw, sf = np.zeros(6), np.zeros(3), np.zeros(nv), np.zeros(nv), np.zeros(6)
+    T_d = pin.SE3.Identity()
+    mv, mvd, mvdd = pin.Motion.Zero(), pin.Motion.Zero(), pin.Motion.Zero()
+    rot, trans = T_d.rotation, T_d.translation  # views of T_d's storage
+    vec = {k: mo.vector for k, mo in (("mv", mv), ("vd", mvd), ("vdd", mvdd))}
+    views = [rot, trans, *vec.values()]
+    if not (rot.flags.f_contiguous and all(a.flags.c_contiguous for a in views[1:])):
+        raise AssertionError("this Pinocchio's SE3 / Motion storage is not the expected one")
     if not (ctrl._JJt.flags.c_contiguous and ctrl._JJt.shape == (6, 6)):
         raise AssertionError("se3_lie's J Jᵀ work matrix is a (6, 6) C array")
     plan.set(law=SE3_LIE, se3_kp=ctrl._kp, se3_kpt=ctrl._kp_t, se3_log=int(ctrl._log),
-             td=td, vd=vd, vdd=vdd, tmp6=tmp6, tmp3=tmp3, sw=sw, svw=svw, sf=sf,
-             jjt=ctrl._JJt)  # fmt: skip
+             td=rot, tdt=trans, vd=vec["vd"], vdd=vec["vdd"], smv=vec["mv"], tmp6=tmp6,
+             tmp3=tmp3, sw=sw, svw=svw, sf=sf, jjt=ctrl._JJt)  # fmt: skip
     plan.put(sing2=ctrl._sing2)
     plan.objects.update(
         se3=pin.SE3, motion=pin.Motion, cori=(pin.computeCoriolisMatrix, (m, d, q, v)),
-        log6=pin.log6, jlog6=pin.Jlog6, npdot=np.dot, jjt=ctrl._JJt, kr=ctrl._K_R, td=td,
-        vd=vd, vdd=vdd, tmp6=tmp6, tmp3=tmp3, sw=sw, svw=svw, sf=sf,
+        log6=pin.log6, jlog6=pin.Jlog6, npdot=np.dot, jjt=ctrl._JJt, kr=ctrl._K_R, td=T_d,
+        vd=mvd, vdd=mvdd, mv=mv, tmp6=tmp6, tmp3=tmp3, sw=sw, svw=svw, sf=sf,
     )  # fmt: skip
+    plan._keep += [T_d, mv, mvd, mvdd]
 
 
 def finish(plan: Plan, ctrl: Controller) -> None:

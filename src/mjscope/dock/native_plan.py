@@ -33,7 +33,7 @@ SLOTS = (
     "cic_kp", "cic_kd", "cic_ki", "cic_int", "cic_useint", "cic_k", "cic_b", "cic_kw",
     "cic_lu", "cic_piv", "cic_xs", "rd", "wd", "wdd", "refrot",
     "law", "ref_t", "ref_vd", "ref_vdd", "td", "vd", "vdd", "tmp6", "tmp3", "sw", "svw", "sf",
-    "se3_kp", "se3_kpt", "se3_log", "se3_drop", "chol", "jjt",
+    "se3_kp", "se3_kpt", "se3_log", "se3_drop", "chol", "jjt", "smv", "tdt",
 )  # fmt: skip
 SLOT = {name: k for k, name in enumerate(SLOTS)}
 #: float64 parameters: name -> (first index, length)
@@ -47,7 +47,7 @@ OBJECTS = (
     "fk", "ufpc", "gfv", "gfca", "sytrf", "sytrs", "symfactor",
     "v", "x", "w", "w0", "at", "negf", "k", "b", "rd", "wd", "wdd", "refrot", "g", "ftrt", "a6",
     "se3", "motion", "cori", "log6", "jlog6", "npdot", "jjt", "kr", "td", "vd", "vdd", "tmp6",
-    "tmp3", "sw", "svw", "sf",
+    "tmp3", "sw", "svw", "sf", "mv",
 )  # fmt: skip
 MAX_NV = 16  # the kernel's fixed work buffers
 
