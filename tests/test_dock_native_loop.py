@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from mjscope.benchmarks.bench_dock import observer_scene
 from mjscope.control.controllers import (
     CartesianImpedanceController,
     CicGains,
@@ -71,7 +72,7 @@ def test_available_under_ci() -> None:
 
 
 @needs_native
-@pytest.mark.parametrize("controller", ["cic", "se3_lie"])
+@pytest.mark.parametrize("controller", ["cic", "se3_lie", "hqp"])
 @pytest.mark.parametrize("scene", SCENES)
 def test_every_scene_bit_identical(
     monkeypatch: pytest.MonkeyPatch, scene: str, controller: str
@@ -89,10 +90,16 @@ def test_every_scene_bit_identical(
 
 
 @needs_native
-@pytest.mark.parametrize("controller", ["cic", "se3_lie"])
+@pytest.mark.parametrize("controller", ["cic", "se3_lie", "hqp", "hqp_observer"])
 def test_contact_and_free_space(monkeypatch: pytest.MonkeyPatch, controller: str) -> None:
-    """The docking scene past contact onset (≈ 2.94 s): contact forces are in the rows."""
+    """The docking scene past contact onset (≈ 2.94 s): contact forces are in the rows.
+
+    ``hqp_observer``: the bench's ``hqp`` (``force_source: observer``, the kernel calls its
+    ``observe`` after each step with the objects ``compute`` gets next).
+    """
     sc = load_scene("iiwa14_docking")
+    if controller == "hqp_observer":
+        sc, controller = observer_scene(sc), "hqp"
     py = _run(monkeypatch, False, sc, controller, duration=3.3)
     seen = _spy(monkeypatch)
     c = _run(monkeypatch, True, sc, controller, duration=3.3)
@@ -124,11 +131,10 @@ class _Recorder:
 
 
 @needs_native
-@pytest.mark.parametrize("controller", ["hqp", "se3_md"])
-def test_other_laws_decline(monkeypatch: pytest.MonkeyPatch, controller: str) -> None:
-    """Laws the kernel lacks (hqp, se3_lie with an apparent inertia) run the Python loop."""
+def test_other_laws_decline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A law the kernel lacks (se3_lie with an apparent inertia) runs the Python loop."""
     seen = _spy(monkeypatch)
-    law = _se3(apparent_inertia=np.full(6, 2.0)) if controller == "se3_md" else controller
+    law = _se3(apparent_inertia=np.full(6, 2.0))
     r = _run(monkeypatch, True, "iiwa14_docking", law, duration=0.05)
     assert r.steps == 50 and seen == []
 

@@ -1,6 +1,6 @@
 /* The docking loop of mjscope.dock.loop.run_loop in C, per control period.
  *
- * Laws: CIC and se3_lie (P_LAW 1, 2). mjscope.dock.native_loop drives it (a chunk of periods per call); this file only runs
+ * Laws: CIC and se3_lie in C (P_LAW 1, 2); a Python law's compute called per period (3: hqp). mjscope.dock.native_loop drives it (a chunk of periods per call); this file only runs
  * periods. Nothing here links against MuJoCo, Pinocchio, NumPy or LAPACK:
  *  - MuJoCo's mj_step / mj_kinematics and its thread-local log-handler hook come as addresses
  *    (from the libmujoco the bindings loaded), with the model, data and buffer addresses;
@@ -65,7 +65,7 @@ enum {
   O_FK, O_UFPC, O_GFV, O_GFCA, O_SYTRF, O_SYTRS, O_SYMFACTOR,
   O_V, O_X, O_W, O_W0, O_AT, O_NEGF, O_K, O_B, O_RD, O_WD, O_WDD, O_REFROT, O_G, O_FTRT, O_A6,
   O_SE3, O_MOTION, O_CORI, O_LOG6, O_JLOG6, O_NPDOT, O_JJT, O_KR, O_TD, O_VD, O_VDD, O_TMP6,
-  O_TMP3, O_SW, O_SVW, O_SF, O_MV,
+  O_TMP3, O_SW, O_SVW, O_SF, O_MV, O_PYLAW, O_POST,
   O_N
 };
 enum { DONE = 0, NONFINITE = 1, BADACC = 2, FATAL = 3, PYERR = -1 };
@@ -538,6 +538,16 @@ out:
   return rc;
 }
 
+/* A law left in Python (hqp): its compute through native_laws' closure; tau (nv,) read back */
+static int py_law(Ctx *c, int64_t row, double *tau) {
+  PyObject *k = PyLong_FromLongLong(row);
+  PyObject *r = k == NULL ? NULL : PyObject_CallOneArg(c->o[O_PYLAW], k);
+  Py_XDECREF(k);
+  int rc = r == NULL ? -1 : read_mat(r, 1, c->nv, tau);
+  Py_XDECREF(r);
+  return rc;
+}
+
 /* friction feed-forward, the finiteness test, the limiter: tau in place; 0, or NONFINITE */
 static int finish_torque(Ctx *c, double *tau) {
   int64_t *p = c->p;
@@ -605,7 +615,9 @@ static int run_periods(Ctx *c) {
   const int64_t k0 = p[P_REF_ROW], nsub = p[P_NSUB];
   for (int64_t k = p[P_K0]; k < p[P_K1]; k++) {
     const int64_t row = k - k0;
-    if ((p[P_LAW] == 2 ? se3_lie(c, row, tau) : cic(c, row, tau)) < 0) return PYERR;
+    const int law = (int)p[P_LAW];
+    if ((law == 3 ? py_law(c, row, tau) : law == 2 ? se3_lie(c, row, tau) : cic(c, row, tau)) < 0)
+      return PYERR;
     int code = finish_torque(c, tau);
     if (code != DONE) {
       p[P_KDONE] = k;
@@ -639,6 +651,11 @@ static int run_periods(Ctx *c) {
     }
     memcpy(q, qpos, (size_t)nv * sizeof(double));
     memcpy(v, qvel, (size_t)nv * sizeof(double));
+    if (law == 3) { /* the Python law's new (q, v) objects, and its observer's update */
+      PyObject *r = PyObject_CallNoArgs(c->o[O_POST]);
+      if (r == NULL) return PYERR;
+      Py_DECREF(r);
+    }
     if (sense(c, 0) < 0) return PYERR;
     p[P_KDONE] = k + 1;
   }

@@ -5,7 +5,9 @@ CIC's integral, se3_lie's ``J Jᵀ`` work matrix — is the controller's state a
 with the Python loop) and the Pinocchio calls of its rigid-body terms, with argument tuples on
 the plan's ``q``, ``v``. Laws: CIC
 (:class:`~mjscope.control.controllers.CartesianImpedanceController`) and ``se3_lie``
-(:class:`~mjscope.control.controllers.Se3LieController`, without an apparent inertia).
+(:class:`~mjscope.control.controllers.Se3LieController`, without an apparent inertia) in C;
+``hqp`` (:class:`~mjscope.control.controllers.HqpController`) stays in Python, called per
+period by the kernel (:mod:`mjscope.dock.native_pylaw`).
 """
 
 from __future__ import annotations
@@ -16,29 +18,42 @@ import pinocchio as pin
 from mjscope.control.controllers import (
     CartesianImpedanceController,
     Controller,
+    HqpController,
     Se3LieController,
 )
 from mjscope.control.controllers.cic import SymFactor
 from mjscope.dock.native_plan import MAX_NV, Plan
+from mjscope.dock.native_pylaw import PyLaw
 from mjscope.dock.native_symbols import lapack_capsules
 
 LWA = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
 LOCAL = pin.ReferenceFrame.LOCAL
-CIC, SE3_LIE = 1, 2  # _kernel.c's P_LAW
+CIC, SE3_LIE, PY_LAW = 1, 2, 3  # _kernel.c's P_LAW
 
 
 def supported(ctrl: Controller) -> bool:
     """Whether the kernel has ``ctrl``'s law (its exact type: a subclass may change it)."""
     if type(ctrl) is Se3LieController:
         return ctrl._md_inv is None and ctrl.model.nv <= MAX_NV
+    if type(ctrl) is HqpController:
+        return ctrl.model.nv <= MAX_NV
     return type(ctrl) is CartesianImpedanceController and ctrl.model.nv <= MAX_NV
 
 
-def bind(plan: Plan, ctrl: Controller) -> bool:
-    """Put ``ctrl``'s gains, buffers and calls into ``plan``; ``False`` if it cannot."""
+def bind(plan: Plan, ctrl: Controller, py_law: PyLaw | None = None) -> bool:
+    """Put ``ctrl``'s gains, buffers and calls into ``plan``; ``False`` if it cannot.
+
+    A law left in Python (``hqp``) needs its closures ``py_law``.
+    """
     caps = lapack_capsules()
     if caps is None or not supported(ctrl):
         return False
+    if isinstance(ctrl, HqpController):
+        if py_law is None:
+            return False
+        plan.set(law=PY_LAW)
+        plan.objects.update(pylaw=py_law.compute, post=py_law.post)
+        return True
     assert isinstance(ctrl, CartesianImpedanceController | Se3LieController)
     if not (ctrl._K.flags.f_contiguous and ctrl._b.flags.c_contiguous):
         return False

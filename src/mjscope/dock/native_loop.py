@@ -10,8 +10,8 @@ stop message, controller state and counter is the Python loop's, bit for bit (te
 It declines (returns ``None``: the Python loop runs) when the extension was not built (``pip
 install`` compiles it; without a C compiler the install still succeeds), when MuJoCo or SciPy
 lack a symbol it needs, when ``MJSCOPE_DOCK_KERNEL=python``, and for configurations it does
-not cover: a controller other than CIC and ``se3_lie`` (``hqp`` runs in Python), an
-``se3_lie`` with an apparent inertia, a guarded
+not cover: a controller other than CIC, ``se3_lie`` and ``hqp`` (whose law the kernel calls
+in Python), an ``se3_lie`` with an apparent inertia, a guarded
 approach / force loop (``controller.force_loop``), a gain schedule, video recording, an F/T
 sensor on another body than the end effector, or a model whose ``nq``, ``nv``, ``nu`` differ
 or exceed 16. MuJoCo's fatal errors inside ``mj_step`` come back as ``mujoco.FatalError``.
@@ -29,13 +29,14 @@ from typing import Any
 import mujoco
 import numpy as np
 
-from mjscope.control.controllers import Controller
+from mjscope.control.controllers import Controller, HqpController
 from mjscope.control.friction import FrictionModel
 from mjscope.control.planners import ReferenceAdapter
 from mjscope.control.tool_load import ToolLoadCompensator
 from mjscope.dock import native_laws
 from mjscope.dock.env import MujocoEnv
 from mjscope.dock.native_plan import MAX_NV, N_PARAMS, OBJECTS, SLOTS, Plan, address
+from mjscope.dock.native_pylaw import PyLaw
 from mjscope.dock.native_symbols import lapack_capsules, mujoco_symbols
 from mjscope.dock.scene import Scene, dock_geometry, dock_rotation
 from mjscope.dock.stages import TorqueLimiter
@@ -122,27 +123,43 @@ def run(
     cfg = scene.cfg
     plan = Plan(env, symbols, compensator, friction, limiter, cfg.control_period,
                 np.asarray(cfg.ft.bias, float))  # fmt: skip
-    if not native_laws.bind(plan, ctrl):
+    py_law = PyLaw(plan, ctrl, env, cfg.dock is not None)
+    if not native_laws.bind(plan, ctrl, py_law):
         return None
     try:
-        return _drive(plan, reference, n_steps, scene, log, chunk, progress, every, limiter, env)
+        return _drive(
+            plan,
+            reference,
+            n_steps,
+            scene,
+            log,
+            chunk,
+            progress,
+            every,
+            limiter,
+            env,
+            py_law if isinstance(ctrl, HqpController) else None,
+        )
     finally:
         native_laws.finish(plan, ctrl)
 
 
 def _drive(plan: Plan, reference: ReferenceAdapter, n_steps: int, scene: Scene, log: Log,
            chunk: int, progress: Callable[[int], None] | None, every: int,
-           limiter: TorqueLimiter, env: MujocoEnv) -> Outcome:  # fmt: skip
+           limiter: TorqueLimiter, env: MujocoEnv, py_law: PyLaw | None) -> Outcome:  # fmt: skip
     """The chunks: references in, periods run, rows stored; the outcome."""
     assert _kernel is not None
     dt, objects = scene.cfg.control_period, plan.object_tuple()
     slots, params = address(plan.slots), address(plan.params)
     _kernel.run(slots, params, objects, True)  # the probe at the initial state
+    if py_law is not None:
+        py_law.start()
     store = _Store(log, scene)
     code, kdone, start = DONE, 0, time.perf_counter()
     for k0 in range(0, n_steps, chunk):
         k1 = min(k0 + chunk, n_steps)
         refs = _Refs(reference.batch(np.arange(k0, k1) * dt))
+        plan.refs = refs.items
         cols = _Columns(k1 - k0, plan.nv)
         plan.set(ref_row=k0, **refs.slots(), **cols.slots())
         try:
@@ -190,6 +207,7 @@ class _Refs:
     """A chunk's references as stacked arrays (the kernel reads them by row)."""
 
     def __init__(self, refs: list[Any]) -> None:
+        self.items = refs
         self.pos, self.vel = _stack([r.pos for r in refs]), _stack([r.vel for r in refs])
         self.acc, self.rot = _stack([r.acc for r in refs]), _stack([r.rot for r in refs])
         self.wb = _stack([r.V_d[3:] for r in refs])

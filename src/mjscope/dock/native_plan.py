@@ -47,7 +47,7 @@ OBJECTS = (
     "fk", "ufpc", "gfv", "gfca", "sytrf", "sytrs", "symfactor",
     "v", "x", "w", "w0", "at", "negf", "k", "b", "rd", "wd", "wdd", "refrot", "g", "ftrt", "a6",
     "se3", "motion", "cori", "log6", "jlog6", "npdot", "jjt", "kr", "td", "vd", "vdd", "tmp6",
-    "tmp3", "sw", "svw", "sf", "mv",
+    "tmp3", "sw", "svw", "sf", "mv", "pylaw", "post",
 )  # fmt: skip
 MAX_NV = 16  # the kernel's fixed work buffers
 
@@ -86,6 +86,7 @@ class Plan:
         self.pstate = np.zeros(25)  # p 3, R 9, wrench 6, raw 6, contact force
         self.stats = np.zeros(2, np.int64)  # torque_saturated, rate_limited
         self.msg = np.zeros(1024, np.uint8)
+        self.refs: list[Any] = []  # the chunk's references (a Python law reads them)
         number = d.warning.number
         bad = address(number) + number.strides[0] * int(mujoco.mjtWarning.mjWARN_BADQACC)
         sensordata = d.sensordata
