@@ -16,7 +16,7 @@ from mjscope.control.controllers import (
     CicGains,
     Se3LieController,
 )
-from mjscope.dock import native_loop
+from mjscope.dock import native_loop, native_symbols
 from mjscope.dock.loop import RunResult
 from mjscope.dock.run_docking import build_cic, build_se3_lie, run_simulation
 from mjscope.dock.scene import Scene, load_scene
@@ -220,3 +220,22 @@ def test_controller_state_after_run(monkeypatch: pytest.MonkeyPatch) -> None:
         _run(monkeypatch, native, "iiwa14_docking", factory(native), duration=0.5)
     assert np.any(held[True].integral != 0.0)
     assert _bits(held[True].integral) == _bits(held[False].integral)
+
+
+@needs_native
+def test_numpy_gemv_found_and_optional(monkeypatch: pytest.MonkeyPatch) -> None:
+    """NumPy's own cblas_dgemv is found (a wheel's numpy.libs); without it, the same bits."""
+    if os.environ.get("CI") or _wheel_numpy():
+        assert native_symbols.numpy_gemv() != 0
+    sc = load_scene("iiwa14_track_rocking")
+    with_gemv = _run(monkeypatch, True, sc, "se3_lie", duration=0.3)
+    monkeypatch.setattr(native_loop, "numpy_gemv", lambda: 0)
+    seen = _spy(monkeypatch)
+    without = _run(monkeypatch, True, sc, "se3_lie", duration=0.3)
+    assert seen and seen[0] is not None
+    _same(with_gemv, without)
+
+
+def _wheel_numpy() -> bool:
+    here = os.path.dirname(os.path.dirname(np.__file__))
+    return os.path.isdir(os.path.join(here, "numpy.libs"))

@@ -37,6 +37,9 @@ typedef void (*log_handler)(const log_head *msg);
 typedef log_handler (*tls_fn)(log_handler handler);
 typedef log_handler (*global_fn)(void);
 typedef void (*sytrf_fn)(char *, int *, double *, int *, int *, double *, int *, int *);
+typedef void (*gemv_fn)(int order, int trans, int64_t m, int64_t n, double alpha,
+                        const double *A, int64_t lda, const double *x, int64_t incx,
+                        double beta, double *y, int64_t incy); /* NumPy's ILP64 cblas */
 typedef int (*chol_fn)(double *mat, int n, double mindiag);
 typedef void (*sytrs_fn)(char *, int *, int *, double *, int *, int *, double *, int *, int *);
 
@@ -53,7 +56,7 @@ enum {
   P_CIC_KP, P_CIC_KD, P_CIC_KI, P_CIC_INT, P_CIC_USEINT, P_CIC_K, P_CIC_B, P_CIC_KW,
   P_CIC_LU, P_CIC_PIV, P_CIC_XS, P_RD, P_WD, P_WDD, P_REFROT,
   P_LAW, P_REF_T, P_REF_VD, P_REF_VDD, P_TD, P_VD, P_VDD, P_TMP6, P_TMP3, P_SW, P_SVW, P_SF,
-  P_SE3_KP, P_SE3_KPT, P_SE3_LOG, P_SE3_DROP, P_CHOL, P_JJT, P_SMV, P_TDT,
+  P_SE3_KP, P_SE3_KPT, P_SE3_LOG, P_SE3_DROP, P_CHOL, P_JJT, P_SMV, P_TDT, P_GEMV,
   P_NSLOTS
 };
 /* float64 parameters */
@@ -138,6 +141,37 @@ typedef struct {
   PyObject **o; /* borrowed items of the objects tuple */
   int nv;
 } Ctx;
+
+/* A.dot(x) (trans 0) or x.dot(A) (trans 1) for a 2-D float64 A and a contiguous x, into y:
+ * NumPy's own cblas_dgemv with the arguments NumPy's dot passes it (Order from A's layout,
+ * M, N its shape, lda, α = 1, β = 0 into a zeroed y), so the same bits; without NumPy's cblas
+ * (P_GEMV 0) or for another layout, NumPy's dot itself through xo. */
+static int mv(Ctx *c, PyObject *A, PyObject *xo, const double *x, int trans, Py_ssize_t ny,
+              double *y) {
+  const gemv_fn gemv = (gemv_fn)c->p[P_GEMV];
+  Py_buffer b;
+  if (gemv != NULL && PyObject_GetBuffer(A, &b, PyBUF_RECORDS_RO) == 0) {
+    int order = 0;
+    int64_t lda = 0;
+    if (b.ndim == 2 && b.itemsize == 8 && b.format && b.format[0] == 'd' && !b.format[1] &&
+        b.shape[0] > 1 && b.shape[1] > 1 && (trans ? b.shape[1] : b.shape[0]) == ny) {
+      if (b.strides[1] == 8 && b.strides[0] == 8 * b.shape[1])
+        order = 101, lda = b.shape[1]; /* CblasRowMajor */
+      else if (b.strides[0] == 8 && b.strides[1] == 8 * b.shape[0])
+        order = 102, lda = b.shape[0]; /* CblasColMajor */
+    }
+    if (order) {
+      memset(y, 0, (size_t)ny * sizeof(double));
+      gemv(order, trans ? 112 : 111, b.shape[0], b.shape[1], 1.0, (const double *)b.buf, lda, x,
+           1, 0.0, y, 1);
+      PyBuffer_Release(&b);
+      return 0;
+    }
+    PyBuffer_Release(&b);
+  }
+  if (PyErr_Occurred()) PyErr_Clear();
+  return trans ? dot_into(xo, A, 1, ny, y) : dot_into(A, xo, 1, ny, y);
+}
 
 /* Probe.sense's wrenches (compensated, raw) in world axes, into pstate (p, R, wrench, raw,
  * cf); the tool-load prediction at (q_prev, v_prev, a). */
@@ -272,7 +306,7 @@ static int cic(Ctx *c, int64_t row, double *tau) {
   if ((E = PyObject_CallMethodOneArg(c->o[O_REFROT], s_dot, rotT)) == NULL) goto out;
   if ((lg = PyObject_CallOneArg(c->o[O_LOG3], E)) == NULL) goto out;
   if (read_mat(lg, 1, 3, e + 3) < 0) goto out;
-  if (dot_into(J, c->o[O_V], 1, 6, jv) < 0) goto out;
+  if (mv(c, J, c->o[O_V], v, 0, 6, jv) < 0) goto out;
   const double *kp = (const double *)p[P_CIC_KP], *kd = (const double *)p[P_CIC_KD];
   for (int i = 0; i < 6; i++) u[i] = kp[i] * e[i] - kd[i] * jv[i];
   const double *acc = (const double *)p[P_REF_ACC] + 3 * row;
@@ -304,7 +338,7 @@ static int cic(Ctx *c, int64_t row, double *tau) {
   for (int j = 0; j < nv; j++) b[j] = f[F_QNULL + j] - q[j];
   for (int j = 0; j < nv; j++) b[j] = b[j] * f[F_NULLKP];
   for (int j = 0; j < nv; j++) b[j] = b[j] - f[F_NULLKD] * v[j];
-  if (dot_into(dJ, c->o[O_V], 1, 6, djv) < 0) goto out;
+  if (mv(c, dJ, c->o[O_V], v, 0, 6, djv) < 0) goto out;
   for (int i = 0; i < 6; i++) b[nv + i] = u[i] - djv[i];
   if (read_mat(M, nv, nv, Mv) < 0 || read_mat(J, 6, nv, Jv) < 0) goto out;
   for (int i = 0; i < nv; i++) /* K is Fortran-ordered: K[i, j] at i + n j */
@@ -330,7 +364,7 @@ static int cic(Ctx *c, int64_t row, double *tau) {
     if (bad) goto out;
   }
   double fj[32];
-  if (dot_into(c->o[O_NEGF], J, 1, nv, fj) < 0 || read_mat(h, 1, nv, hv) < 0) goto out;
+  if (mv(c, J, c->o[O_NEGF], xs + nv, 1, nv, fj) < 0 || read_mat(h, 1, nv, hv) < 0) goto out;
   for (int j = 0; j < nv; j++) tau[j] = b[j] - fj[j];
   for (int j = 0; j < nv; j++) tau[j] = tau[j] + hv[j];
   rc = 0;
@@ -405,7 +439,7 @@ static int se3_lie(Ctx *c, int64_t row, double *tau) {
   const int nv = c->nv, n = nv + 6;
   const double *q = (const double *)p[P_Q], *v = (const double *)p[P_V];
   PyObject *oMf = NULL, *J = NULL, *dJ = NULL, *M = NULL, *C = NULL, *h = NULL;
-  PyObject *Terr = NULL, *X = NULL, *Vo = NULL, *Vr = NULL, *tmp = NULL, *tmp2 = NULL;
+  PyObject *Terr = NULL, *X = NULL, *Vr = NULL, *tmp = NULL, *tmp2 = NULL;
   int rc = -1;
   double V[6], vr[6], eV[6], fG[6], u[6], add[6], Mv[256], Jv[96], hv[32], tau0[32], x[32];
   double *K = (double *)p[P_CIC_K], *b = (double *)p[P_CIC_B];
@@ -430,8 +464,7 @@ static int se3_lie(Ctx *c, int64_t row, double *tau) {
   }
   CK(Terr = PyObject_CallMethodOneArg(c->o[O_TD], s_actInv, oMf));
   CK(X = PyObject_CallMethodNoArgs(Terr, s_inverse));
-  CK(Vo = PyObject_CallMethodOneArg(J, s_dot, c->o[O_V]));
-  CI(read_mat(Vo, 1, 6, V));
+  CI(mv(c, J, c->o[O_V], v, 0, 6, V));
   CK(Vr = PyObject_CallMethodOneArg(X, s_act, c->o[O_VD]));
   CI(attr_into(Vr, s_vector, 1, 6, vr));
   for (int i = 0; i < 6; i++) eV[i] = V[i] - vr[i];
@@ -498,7 +531,7 @@ static int se3_lie(Ctx *c, int64_t row, double *tau) {
   double djv[6];
   if (dropped) {
     memcpy(b, tau0, (size_t)nv * sizeof(double));
-    CI(dot_into(dJ, c->o[O_V], 1, 6, djv));
+    CI(mv(c, dJ, c->o[O_V], v, 0, 6, djv));
     for (int i = 0; i < 6; i++) b[nv + i] = u[i] - djv[i];
   }
   const int info = factor_k(c, n);
@@ -508,16 +541,16 @@ static int se3_lie(Ctx *c, int64_t row, double *tau) {
     for (int i = 0; i < 6; i++) b[nv + i] = eV[i];
     CI(solve_b(c, n, info, x));
     memcpy(w, x, (size_t)nv * sizeof(double));
-    CI(dot_into(C, c->o[O_SW], 1, nv, cw));
+    CI(mv(c, C, c->o[O_SW], w, 0, nv, cw));
     for (int j = 0; j < nv; j++) b[j] = tau0[j] + cw[j];
     for (int j = 0; j < nv; j++) vw[j] = v[j] - w[j];
-    CI(dot_into(dJ, c->o[O_SVW], 1, 6, djv));
+    CI(mv(c, dJ, c->o[O_SVW], vw, 0, 6, djv));
     for (int i = 0; i < 6; i++) b[nv + i] = u[i] - djv[i];
   }
   CI(solve_b(c, n, info, x));
   double *fv = (double *)p[P_SF], fj[32];
   for (int i = 0; i < 6; i++) fv[i] = -x[nv + i];
-  CI(dot_into(c->o[O_SF], J, 1, nv, fj));
+  CI(mv(c, J, c->o[O_SF], fv, 1, nv, fj));
   CI(read_mat(h, 1, nv, hv));
   for (int j = 0; j < nv; j++) tau[j] = fj[j] + hv[j];
   for (int j = 0; j < nv; j++) tau[j] = tau[j] + tau0[j];
@@ -531,7 +564,6 @@ out:
   Py_XDECREF(h);
   Py_XDECREF(Terr);
   Py_XDECREF(X);
-  Py_XDECREF(Vo);
   Py_XDECREF(Vr);
   Py_XDECREF(tmp);
   Py_XDECREF(tmp2);

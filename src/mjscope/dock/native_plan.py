@@ -33,7 +33,7 @@ SLOTS = (
     "cic_kp", "cic_kd", "cic_ki", "cic_int", "cic_useint", "cic_k", "cic_b", "cic_kw",
     "cic_lu", "cic_piv", "cic_xs", "rd", "wd", "wdd", "refrot",
     "law", "ref_t", "ref_vd", "ref_vdd", "td", "vd", "vdd", "tmp6", "tmp3", "sw", "svw", "sf",
-    "se3_kp", "se3_kpt", "se3_log", "se3_drop", "chol", "jjt", "smv", "tdt",
+    "se3_kp", "se3_kpt", "se3_log", "se3_drop", "chol", "jjt", "smv", "tdt", "gemv",
 )  # fmt: skip
 SLOT = {name: k for k, name in enumerate(SLOTS)}
 #: float64 parameters: name -> (first index, length)
@@ -99,6 +99,7 @@ class Plan:
                  x=self.x, w=self.W, pstate=self.pstate, prev=self.prev, stats=self.stats,
                  msg=self.msg, f=self.params)  # fmt: skip
         self.slots[SLOT["global"]] = symbols["global"]
+        self.slots[SLOT["gemv"]] = symbols.get("gemv", 0)
         self.put(dt=dt, inv_dt=1.0 / dt, bias=bias)
         self.slots[SLOT["biased"]] = int(bool(np.any(bias)))
         o = self.objects

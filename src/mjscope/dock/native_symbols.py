@@ -3,7 +3,9 @@
 MuJoCo's ``mj_step``, ``mj_kinematics``, ``mju_cholFactor`` and its thread-local log-handler
 hooks come from the libmujoco the bindings loaded (the same handle: ``ctypes.CDLL`` of an
 already loaded library);
-LAPACK ``dsytrf`` / ``dsytrs`` are the ``scipy.linalg.cython_lapack`` capsules, the routines
+NumPy's ``cblas_dgemv`` is the one in the OpenBLAS NumPy loaded (found among the process's
+mapped libraries; absent elsewhere, and the kernel then calls ``ndarray.dot``); LAPACK
+``dsytrf`` / ``dsytrs`` are the ``scipy.linalg.cython_lapack`` capsules, the routines
 ``scipy.linalg.lapack.dsytrf`` / ``dsytrs`` run (the same library, hence the same bits).
 """
 
@@ -25,6 +27,8 @@ MUJOCO = {
     "chol": "mju_cholFactor",
 }
 LAPACK = ("dsytrf", "dsytrs")
+#: NumPy's bundled OpenBLAS (ILP64, ``scipy_`` prefix, ``64_`` suffix): ``cblas_dgemv``
+NUMPY_GEMV = "scipy_cblas_dgemv64_"
 
 
 @functools.lru_cache(maxsize=1)
@@ -55,3 +59,25 @@ def lapack_capsules() -> dict[str, Any] | None:
     if any(name not in capi for name in LAPACK):
         return None
     return {name: capi[name] for name in LAPACK}
+
+
+@functools.lru_cache(maxsize=1)
+def numpy_gemv() -> int:
+    """Address of NumPy's own ``cblas_dgemv`` (:data:`NUMPY_GEMV`), or 0 where not found."""
+    import numpy as np
+
+    here = os.path.dirname(os.path.dirname(np.__file__))  # site-packages: numpy.libs beside
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as maps:
+            paths = {line.split()[-1] for line in maps if "openblas" in line}
+    except OSError:
+        return 0
+    for path in sorted(paths):
+        if not path.startswith(os.path.join(here, "numpy.libs")):
+            continue
+        try:
+            fn = getattr(ctypes.CDLL(path), NUMPY_GEMV)
+        except (OSError, AttributeError):
+            continue
+        return int(ctypes.cast(fn, ctypes.c_void_p).value or 0)
+    return 0
