@@ -229,7 +229,7 @@ def test_numpy_gemv_found_and_optional(monkeypatch: pytest.MonkeyPatch) -> None:
         assert native_symbols.numpy_gemv() != 0
     sc = load_scene("iiwa14_track_rocking")
     with_gemv = _run(monkeypatch, True, sc, "se3_lie", duration=0.3)
-    monkeypatch.setattr(native_loop, "numpy_gemv", lambda: 0)
+    monkeypatch.setattr(native_loop, "numpy_gemv", lambda name="": 0)
     seen = _spy(monkeypatch)
     without = _run(monkeypatch, True, sc, "se3_lie", duration=0.3)
     assert seen and seen[0] is not None

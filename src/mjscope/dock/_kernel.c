@@ -40,6 +40,9 @@ typedef void (*sytrf_fn)(char *, int *, double *, int *, int *, double *, int *,
 typedef void (*gemv_fn)(int order, int trans, int64_t m, int64_t n, double alpha,
                         const double *A, int64_t lda, const double *x, int64_t incx,
                         double beta, double *y, int64_t incy); /* NumPy's ILP64 cblas */
+typedef void (*gemm_fn)(int order, int ta, int tb, int64_t m, int64_t n, int64_t k, double alpha,
+                        const double *A, int64_t lda, const double *B, int64_t ldb, double beta,
+                        double *C, int64_t ldc); /* NumPy's ILP64 cblas */
 typedef int (*chol_fn)(double *mat, int n, double mindiag);
 typedef void (*sytrs_fn)(char *, int *, int *, double *, int *, int *, double *, int *, int *);
 
@@ -56,7 +59,7 @@ enum {
   P_CIC_KP, P_CIC_KD, P_CIC_KI, P_CIC_INT, P_CIC_USEINT, P_CIC_K, P_CIC_B, P_CIC_KW,
   P_CIC_LU, P_CIC_PIV, P_CIC_XS, P_RD, P_WD, P_WDD, P_REFROT,
   P_LAW, P_REF_T, P_REF_VD, P_REF_VDD, P_TD, P_VD, P_VDD, P_TMP6, P_TMP3, P_SW, P_SVW, P_SF,
-  P_SE3_KP, P_SE3_KPT, P_SE3_LOG, P_SE3_DROP, P_CHOL, P_JJT, P_SMV, P_TDT, P_GEMV,
+  P_SE3_KP, P_SE3_KPT, P_SE3_LOG, P_SE3_DROP, P_CHOL, P_JJT, P_SMV, P_TDT, P_GEMV, P_GEMM, P_A6P, P_KRP, P_EBUF,
   P_NSLOTS
 };
 /* float64 parameters */
@@ -68,7 +71,7 @@ enum {
   O_FK, O_UFPC, O_GFV, O_GFCA, O_SYTRF, O_SYTRS, O_SYMFACTOR,
   O_V, O_X, O_W, O_W0, O_AT, O_NEGF, O_K, O_B, O_RD, O_WD, O_WDD, O_REFROT, O_G, O_FTRT, O_A6,
   O_SE3, O_MOTION, O_CORI, O_LOG6, O_JLOG6, O_NPDOT, O_JJT, O_KR, O_TD, O_VD, O_VDD, O_TMP6,
-  O_TMP3, O_SW, O_SVW, O_SF, O_MV, O_PYLAW, O_POST,
+  O_TMP3, O_SW, O_SVW, O_SF, O_MV, O_PYLAW, O_POST, O_EBUF,
   O_N
 };
 enum { DONE = 0, NONFINITE = 1, BADACC = 2, FATAL = 3, PYERR = -1 };
@@ -141,6 +144,35 @@ typedef struct {
   PyObject **o; /* borrowed items of the objects tuple */
   int nv;
 } Ctx;
+
+/* The layout of a 2-D float64 (rows, cols) array: 1 C-, 2 F-contiguous, 0 another (or not an
+ * array); its first element in *data (valid while the caller holds the object). */
+static int layout(PyObject *o, Py_ssize_t rows, Py_ssize_t cols, const double **data) {
+  Py_buffer b;
+  if (PyObject_GetBuffer(o, &b, PyBUF_RECORDS_RO) < 0) {
+    PyErr_Clear();
+    return 0;
+  }
+  int kind = 0;
+  if (b.ndim == 2 && b.itemsize == 8 && b.format && b.format[0] == 'd' && !b.format[1] &&
+      b.shape[0] == rows && b.shape[1] == cols) {
+    if (b.strides[1] == 8 && b.strides[0] == 8 * cols) kind = 1;
+    else if (b.strides[0] == 8 && b.strides[1] == 8 * rows) kind = 2;
+  }
+  *data = (const double *)b.buf;
+  PyBuffer_Release(&b);
+  return kind;
+}
+
+/* out (L, N) = A (L, M) · B (M, N) (a_f, b_f: the operand is F-contiguous, else C): NumPy's own
+ * cblas_dgemm with the arguments ndarray.dot passes (RowMajor, Trans for an F operand, lda and
+ * ldb from the layout, α = 1, β = 0 into a zeroed out) */
+static void mm(Ctx *c, const double *A, int a_f, const double *B, int b_f, int64_t L, int64_t N,
+               int64_t M, double *out) {
+  memset(out, 0, (size_t)(L * N) * sizeof(double));
+  ((gemm_fn)c->p[P_GEMM])(101, a_f ? 112 : 111, b_f ? 112 : 111, L, N, M, 1.0, A, a_f ? L : M,
+                          B, b_f ? M : N, 0.0, out, N);
+}
 
 /* A.dot(x) (trans 0) or x.dot(A) (trans 1) for a 2-D float64 A and a contiguous x, into y:
  * NumPy's own cblas_dgemv with the arguments NumPy's dot passes it (Order from A's layout,
@@ -255,14 +287,22 @@ static int sense(Ctx *c, int first) {
     L[5] = I[6] * a0 + I[7] * a1 + I[8] * a2 + w0 * h1 - w1 * h0 + c0 * f1 - c1 * f0 + b[5];
     for (int i = 0; i < 6; i++) L[i] = W[i] - L[i];
     /* Y = W.dot(A.T).reshape(4, 3).dot(R.T).reshape(2, 6) */
-    PyObject *Y1 = PyObject_CallMethodOneArg(c->o[O_W], s_dot, c->o[O_AT]);
-    PyObject *Y4 = Y1 == NULL ? NULL : PyObject_CallMethod(Y1, "reshape", "ii", 4, 3);
-    Py_XDECREF(Y1);
-    PyObject *RT = Y4 == NULL ? NULL : PyObject_GetAttr(Rs, s_T);
-    double Y[12];
-    rc = RT == NULL ? -1 : dot_into(Y4, RT, 4, 3, Y);
-    Py_XDECREF(RT);
-    Py_XDECREF(Y4);
+    double Y[12], WA[12];
+    const double *Rp = NULL;
+    const int rk = p[P_GEMM] ? layout(Rs, 3, 3, &Rp) : 0;
+    if (rk) { /* A is C-contiguous (checked by the plan): A.T is F */
+      mm(c, W, 0, (const double *)p[P_A6P], 1, 2, 6, 6, WA);
+      mm(c, WA, 0, Rp, rk == 1, 4, 3, 3, Y); /* R.T: F when R is C */
+      rc = 0;
+    } else {
+      PyObject *Y1 = PyObject_CallMethodOneArg(c->o[O_W], s_dot, c->o[O_AT]);
+      PyObject *Y4 = Y1 == NULL ? NULL : PyObject_CallMethod(Y1, "reshape", "ii", 4, 3);
+      Py_XDECREF(Y1);
+      PyObject *RT = Y4 == NULL ? NULL : PyObject_GetAttr(Rs, s_T);
+      rc = RT == NULL ? -1 : dot_into(Y4, RT, 4, 3, Y);
+      Py_XDECREF(RT);
+      Py_XDECREF(Y4);
+    }
     Py_DECREF(Rs);
     if (rc < 0) return -1;
     memcpy(ps + 12, Y + 6, 6 * sizeof(double)); /* compensated */
@@ -302,8 +342,16 @@ static int cic(Ctx *c, int64_t row, double *tau) {
   for (int i = 0; i < 3; i++) e[i] = rp[i] - tr[i];
   memcpy((double *)p[P_REFROT], (const double *)p[P_REF_ROT] + 9 * row, 9 * sizeof(double));
   if ((rot = PyObject_GetAttr(oMf, s_rotation)) == NULL) goto out;
-  if ((rotT = PyObject_GetAttr(rot, s_T)) == NULL) goto out;
-  if ((E = PyObject_CallMethodOneArg(c->o[O_REFROT], s_dot, rotT)) == NULL) goto out;
+  const double *rotp = NULL;
+  const int rk = p[P_GEMM] ? layout(rot, 3, 3, &rotp) : 0;
+  if (rk) { /* E = R_d Rᵀ into the plan's E array (Rᵀ: F when R is C) */
+    mm(c, (const double *)p[P_REFROT], 0, rotp, rk == 1, 3, 3, 3, (double *)p[P_EBUF]);
+    E = c->o[O_EBUF];
+    Py_INCREF(E);
+  } else {
+    if ((rotT = PyObject_GetAttr(rot, s_T)) == NULL) goto out;
+    if ((E = PyObject_CallMethodOneArg(c->o[O_REFROT], s_dot, rotT)) == NULL) goto out;
+  }
   if ((lg = PyObject_CallOneArg(c->o[O_LOG3], E)) == NULL) goto out;
   if (read_mat(lg, 1, 3, e + 3) < 0) goto out;
   if (mv(c, J, c->o[O_V], v, 0, 6, jv) < 0) goto out;
@@ -486,10 +534,18 @@ static int se3_lie(Ctx *c, int64_t row, double *tau) {
     const double *kpt = (const double *)p[P_SE3_KPT];
     CI(attr_into(Terr, s_translation, 1, 3, t));
     CK(tmp = PyObject_GetAttr(Terr, s_rotation));
-    CK(tmp2 = PyObject_GetAttr(tmp, s_T));
     for (int i = 0; i < 3; i++) t3[i] = kpt[i] * t[i];
-    CI(dot_into(tmp2, c->o[O_TMP3], 1, 3, fG));
-    CI(dot_into(c->o[O_KR], tmp, 3, 3, A));
+    const double *Ep = NULL;
+    const int ek = p[P_GEMM] && p[P_GEMV] ? layout(tmp, 3, 3, &Ep) : 0;
+    if (ek) { /* Eᵀ (kp_t t): Eᵀ is C when E is F (RowMajor), else F (ColMajor); K_R E */
+      memset(fG, 0, 3 * sizeof(double));
+      ((gemv_fn)p[P_GEMV])(ek == 2 ? 101 : 102, 111, 3, 3, 1.0, Ep, 3, t3, 1, 0.0, fG, 1);
+      mm(c, (const double *)p[P_KRP], 0, Ep, ek == 2, 3, 3, 3, A);
+    } else {
+      CK(tmp2 = PyObject_GetAttr(tmp, s_T));
+      CI(dot_into(tmp2, c->o[O_TMP3], 1, 3, fG));
+      CI(dot_into(c->o[O_KR], tmp, 3, 3, A));
+    }
     fG[3] = A[7] - A[5], fG[4] = A[2] - A[6], fG[5] = A[3] - A[1];
   }
   for (int i = 0; i < 6; i++) u[i] = -fG[i];

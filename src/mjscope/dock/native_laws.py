@@ -86,7 +86,9 @@ def _cic(plan: Plan, ctrl: CartesianImpedanceController) -> None:
              cic_useint=int(ctrl._use_integral), refrot=refrot, wd=wd, wdd=wdd,
              cic_ki=np.asarray(ctrl._ki, float))  # fmt: skip
     plan.put(i_lo=ctrl.gains.i_limit, i_hi=ctrl._i_hi_f, cic_dt=ctrl.dt)
-    plan.objects.update(log3=pin.log3, refrot=refrot, wd=wd, wdd=wdd)
+    ebuf = np.zeros((3, 3))  # R_d Rᵀ, written by the kernel (NumPy's cblas_dgemm)
+    plan.set(ebuf=ebuf)
+    plan.objects.update(log3=pin.log3, refrot=refrot, wd=wd, wdd=wdd, ebuf=ebuf)
 
 
 def _se3_lie(plan: Plan, ctrl: Se3LieController) -> None:
@@ -108,7 +110,8 @@ def _se3_lie(plan: Plan, ctrl: Se3LieController) -> None:
         raise AssertionError("se3_lie's J Jᵀ work matrix is a (6, 6) C array")
     plan.set(law=SE3_LIE, se3_kp=ctrl._kp, se3_kpt=ctrl._kp_t, se3_log=int(ctrl._log),
              td=rot, tdt=trans, vd=vec["vd"], vdd=vec["vdd"], smv=vec["mv"], tmp6=tmp6,
-             tmp3=tmp3, sw=sw, svw=svw, sf=sf, jjt=ctrl._JJt)  # fmt: skip
+             tmp3=tmp3, sw=sw, svw=svw, sf=sf, jjt=ctrl._JJt,
+             krp=np.ascontiguousarray(ctrl._K_R))  # fmt: skip
     plan.put(sing2=ctrl._sing2)
     plan.objects.update(
         se3=pin.SE3, motion=pin.Motion, cori=(pin.computeCoriolisMatrix, (m, d, q, v)),

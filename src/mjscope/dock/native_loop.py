@@ -37,7 +37,12 @@ from mjscope.dock import native_laws
 from mjscope.dock.env import MujocoEnv
 from mjscope.dock.native_plan import MAX_NV, N_PARAMS, OBJECTS, SLOTS, Plan, address
 from mjscope.dock.native_pylaw import PyLaw
-from mjscope.dock.native_symbols import lapack_capsules, mujoco_symbols, numpy_gemv
+from mjscope.dock.native_symbols import (
+    NUMPY_GEMM,
+    lapack_capsules,
+    mujoco_symbols,
+    numpy_gemv,
+)
 from mjscope.dock.scene import Scene, dock_geometry, dock_rotation
 from mjscope.dock.stages import TorqueLimiter
 from mjscope.dock.telemetry import Log
@@ -121,7 +126,7 @@ def run(
     if symbols is None or not covers(env, ctrl, None, None):
         return None
     cfg = scene.cfg
-    symbols = {**symbols, "gemv": numpy_gemv()}
+    symbols = {**symbols, "gemv": numpy_gemv(), "gemm": numpy_gemv(NUMPY_GEMM)}
     plan = Plan(env, symbols, compensator, friction, limiter, cfg.control_period,
                 np.asarray(cfg.ft.bias, float))  # fmt: skip
     py_law = PyLaw(plan, ctrl, env, cfg.dock is not None)

@@ -34,6 +34,7 @@ SLOTS = (
     "cic_lu", "cic_piv", "cic_xs", "rd", "wd", "wdd", "refrot",
     "law", "ref_t", "ref_vd", "ref_vdd", "td", "vd", "vdd", "tmp6", "tmp3", "sw", "svw", "sf",
     "se3_kp", "se3_kpt", "se3_log", "se3_drop", "chol", "jjt", "smv", "tdt", "gemv",
+    "gemm", "a6p", "krp", "ebuf",
 )  # fmt: skip
 SLOT = {name: k for k, name in enumerate(SLOTS)}
 #: float64 parameters: name -> (first index, length)
@@ -47,7 +48,7 @@ OBJECTS = (
     "fk", "ufpc", "gfv", "gfca", "sytrf", "sytrs", "symfactor",
     "v", "x", "w", "w0", "at", "negf", "k", "b", "rd", "wd", "wdd", "refrot", "g", "ftrt", "a6",
     "se3", "motion", "cori", "log6", "jlog6", "npdot", "jjt", "kr", "td", "vd", "vdd", "tmp6",
-    "tmp3", "sw", "svw", "sf", "mv", "pylaw", "post",
+    "tmp3", "sw", "svw", "sf", "mv", "pylaw", "post", "ebuf",
 )  # fmt: skip
 MAX_NV = 16  # the kernel's fixed work buffers
 
@@ -99,7 +100,10 @@ class Plan:
                  x=self.x, w=self.W, pstate=self.pstate, prev=self.prev, stats=self.stats,
                  msg=self.msg, f=self.params)  # fmt: skip
         self.slots[SLOT["global"]] = symbols["global"]
-        self.slots[SLOT["gemv"]] = symbols.get("gemv", 0)
+        gemv, gemm = symbols.get("gemv", 0), symbols.get("gemm", 0)
+        if not (gemv and gemm and env._A is not None and env._A.flags.c_contiguous):
+            gemv = gemm = 0  # NumPy's cblas in both or neither; ndarray.dot otherwise
+        self.slots[SLOT["gemv"]], self.slots[SLOT["gemm"]] = gemv, gemm
         self.put(dt=dt, inv_dt=1.0 / dt, bias=bias)
         self.slots[SLOT["biased"]] = int(bool(np.any(bias)))
         o = self.objects
@@ -107,6 +111,7 @@ class Plan:
                  ftrt=env._R_ft_T, a6=env._A)  # fmt: skip
         assert env._A is not None  # (checked by the caller: the rigid wrench map)
         o["at"] = env._A.T
+        self.set(a6p=env._A)
         self._compensator(compensator)
         self._friction(friction)
         self._limiter(limiter)

@@ -2,11 +2,11 @@
 
 MuJoCo's ``mj_step``, ``mj_kinematics``, ``mju_cholFactor`` and its thread-local log-handler
 hooks come from the libmujoco the bindings loaded (the same handle: ``ctypes.CDLL`` of an
-already loaded library);
-NumPy's ``cblas_dgemv`` is the one in the OpenBLAS NumPy loaded (found among the process's
-mapped libraries; absent elsewhere, and the kernel then calls ``ndarray.dot``); LAPACK
-``dsytrf`` / ``dsytrs`` are the ``scipy.linalg.cython_lapack`` capsules, the routines
-``scipy.linalg.lapack.dsytrf`` / ``dsytrs`` run (the same library, hence the same bits).
+already loaded library); NumPy's ``cblas_dgemv`` / ``cblas_dgemm`` are the ones in the
+OpenBLAS NumPy loaded (found among the process's mapped libraries; absent elsewhere, and the
+kernel then calls ``ndarray.dot``); LAPACK ``dsytrf`` / ``dsytrs`` are the
+``scipy.linalg.cython_lapack`` capsules, the routines ``scipy.linalg.lapack.dsytrf`` /
+``dsytrs`` run (the same library, hence the same bits).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ MUJOCO = {
 LAPACK = ("dsytrf", "dsytrs")
 #: NumPy's bundled OpenBLAS (ILP64, ``scipy_`` prefix, ``64_`` suffix): ``cblas_dgemv``
 NUMPY_GEMV = "scipy_cblas_dgemv64_"
+NUMPY_GEMM = "scipy_cblas_dgemm64_"
 
 
 @functools.lru_cache(maxsize=1)
@@ -62,8 +63,8 @@ def lapack_capsules() -> dict[str, Any] | None:
 
 
 @functools.lru_cache(maxsize=1)
-def numpy_gemv() -> int:
-    """Address of NumPy's own ``cblas_dgemv`` (:data:`NUMPY_GEMV`), or 0 where not found."""
+def numpy_gemv(name: str = NUMPY_GEMV) -> int:
+    """Address of NumPy's own ``cblas_dgemv`` (or ``name``: :data:`NUMPY_GEMM`), or 0."""
     import numpy as np
 
     here = os.path.dirname(os.path.dirname(np.__file__))  # site-packages: numpy.libs beside
@@ -76,7 +77,7 @@ def numpy_gemv() -> int:
         if not path.startswith(os.path.join(here, "numpy.libs")):
             continue
         try:
-            fn = getattr(ctypes.CDLL(path), NUMPY_GEMV)
+            fn = getattr(ctypes.CDLL(path), name)
         except (OSError, AttributeError):
             continue
         return int(ctypes.cast(fn, ctypes.c_void_p).value or 0)
