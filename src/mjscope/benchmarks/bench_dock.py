@@ -20,6 +20,8 @@ interleaved with ours (round r: peer, cic, se3_lie, hqp), and each controller's 
 is reported over the peer's of the same round (median over rounds). Targets: CIC ≤ 0.6×,
 se3_lie ≤ 0.8×, hqp ≤ 1.3× the peer, with everything on (tool-load compensation, limit checks,
 telemetry). The quick form runs 3.2 s, past contact onset (≈ 2.94 s), so it times contact too.
+The loop timed is the one users get: the compiled one (:mod:`mjscope.dock.native_loop`) where it
+was built, the Python one under ``MJSCOPE_DOCK_KERNEL=python`` (same telemetry, bit for bit).
 
 The ``hqp`` split (dynamics, QP level 1, level 2, observer, ``mj_step``) is measured apart
 from the timed loop, so its timers cost the real-time factor nothing: the QP and observer calls

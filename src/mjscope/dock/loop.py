@@ -8,7 +8,10 @@ zero wrench). The wrench goes to the controller in the axes it declares
 (:attr:`~mjscope.control.controllers.Controller.wrench_frame`: world-aligned, or end-effector
 body axes); the log always keeps world axes.
 
-The hot path is kept lean: references are computed for :data:`CHUNK` periods at a time
+For CIC the compiled loop (:mod:`mjscope.dock.native_loop`, ``dock/_kernel.c``) runs the
+same periods with the same results, bit for bit; ``MJSCOPE_DOCK_KERNEL=python`` forces this
+module's loop (and it runs wherever the compiled one declines). Here, the hot path is kept
+lean: references are computed for :data:`CHUNK` periods at a time
 (vectorised planners), measurements read MuJoCo buffers through addresses resolved once,
 bound methods are looked up once per run, and each :class:`~mjscope.dock.telemetry.Sample` is
 built with ``tuple.__new__`` (the same record, without NamedTuple's Python-level constructor).
@@ -31,6 +34,7 @@ from mjscope.control.observer import known_dissipation
 from mjscope.control.planners import MotionReference, ReferenceAdapter
 from mjscope.control.tool_load import ToolLoadCompensator
 from mjscope.control.wrench import wrench_world_to_body
+from mjscope.dock import native_loop
 from mjscope.dock.env import MujocoEnv
 from mjscope.dock.scene import Scene, dock_geometry, dock_rotation
 from mjscope.dock.stages import GainSchedule, TorqueLimiter
@@ -254,6 +258,14 @@ def run_loop(
             line); it sees the loop only from outside, so the results stay bit-identical.
     """
     sc = result.scene
+    if native_loop.covers(env, ctrl, shaper, schedule):
+        limiter = TorqueLimiter(limits, torque_rate, sc.cfg.control_period)
+        outcome = native_loop.run(env, ctrl, reference, friction, limiter, n_steps, sc,
+                                  result.log, compensator, CHUNK, progress,
+                                  PROGRESS_EVERY)  # fmt: skip
+        if outcome is not None:
+            _finish(result, outcome, ctrl, limiter.stats, sc.cfg.control_period)
+            return
     probe = Probe(env, sc, compensator)
     q, v = env.data.qpos.copy(), env.data.qvel.copy()
     p, R, wrench, raw, cf = probe.sense(q, v, None)
@@ -363,6 +375,23 @@ class _Rows:
 def _stack(arrays: tuple[np.ndarray, ...] | list[np.ndarray]) -> np.ndarray:
     """Equal-shaped arrays stacked on a new first axis (``np.array``'s result, ≈ 2× faster)."""
     return np.concatenate(arrays).reshape(len(arrays), *arrays[0].shape)
+
+
+def _finish(
+    result: RunResult,
+    outcome: native_loop.Outcome,
+    ctrl: Controller,
+    stats: dict[str, int],
+    dt: float,
+) -> None:
+    """``result`` from a compiled run, as the Python loop sets it."""
+    result.wall_time, result.steps = outcome.wall_time, outcome.steps
+    if outcome.tau is not None:
+        t, tau = outcome.steps * dt, outcome.tau
+        _stop(result, f"non-finite torque from {result.controller} at t = {t:.3f} s: {tau}")
+    elif outcome.stop:
+        _stop(result, outcome.stop)
+    result.controller_stats = {**getattr(ctrl, "stats", {}), **stats}
 
 
 def _stop(result: RunResult, message: str) -> None:
