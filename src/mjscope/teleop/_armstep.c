@@ -53,7 +53,7 @@ enum { XR, TARGET, IK, LIMITS, SEND, ACK }; /* timing.STAGES */
 #define DECL(n) static PyObject *s_##n;
 NAMES(DECL)
 static PyObject *s_engaged, *s_qp_failure, *s_non_finite, *s_not_converged, *s_empty;
-static PyObject *builtin_sum, *one;
+static PyObject *builtin_sum, *one, *nan_obj;
 
 /* math.isfinite(sum(values)) as Python computes it (1, 0; -1 with an exception). */
 static int py_finite_sum(PyObject *values) {
@@ -327,7 +327,10 @@ static PyObject *next_row(Stepper *s) {
     PyObject *row = PyObject_GetAttr(s->timing, s_row);
     if (row == NULL) return NULL;
     double *dst = s->ring + ((k - 1) % s->ring_rows) * NSTAGE;
-    for (int i = 0; i < NSTAGE; i++) {
+    int fast = PyList_CheckExact(row) && PyList_GET_SIZE(row) == NSTAGE;
+    for (int i = 0; fast && i < NSTAGE; i++) fast = PyFloat_CheckExact(PyList_GET_ITEM(row, i));
+    for (int i = 0; fast && i < NSTAGE; i++) dst[i] = PyFloat_AS_DOUBLE(PyList_GET_ITEM(row, i));
+    for (int i = 0; !fast && i < NSTAGE; i++) { /* not the list of floats next_row writes */
       PyObject *v = PySequence_GetItem(row, i);
       dst[i] = v != NULL ? PyFloat_AsDouble(v) : -1.0;
       Py_XDECREF(v);
@@ -338,9 +341,8 @@ static PyObject *next_row(Stepper *s) {
     }
     Py_DECREF(row);
   }
-  double nan[NSTAGE];
-  for (int i = 0; i < NSTAGE; i++) nan[i] = NAN;
-  PyObject *row = to_list(nan, NSTAGE);
+  PyObject *row = PyList_New(NSTAGE); /* list(timing._EMPTY): one NaN object, as there */
+  for (int i = 0; row != NULL && i < NSTAGE; i++) PyList_SET_ITEM(row, i, Py_NewRef(nan_obj));
   if (row == NULL || PyObject_SetAttr(s->timing, s_row, row) < 0) goto fail;
   PyObject *k1 = PyLong_FromSsize_t(k + 1);
   if (set_steal(s->timing, s_cycles, k1) < 0) goto fail;
@@ -941,7 +943,8 @@ PyMODINIT_FUNC PyInit__armstep(void) {
   builtin_sum = b != NULL ? PyObject_GetAttrString(b, "sum") : NULL;
   Py_XDECREF(b);
   one = PyLong_FromLong(1);
-  if (builtin_sum == NULL || one == NULL || PyType_Ready(&StepperType) < 0) return NULL;
+  nan_obj = PyFloat_FromDouble(NAN);
+  if (builtin_sum == NULL || one == NULL || nan_obj == NULL || PyType_Ready(&StepperType) < 0) return NULL;
   PyObject *m = PyModule_Create(&module);
   if (m == NULL) return NULL;
   if (PyModule_AddObjectRef(m, "Stepper", (PyObject *)&StepperType) < 0) {
