@@ -174,6 +174,31 @@ def test_faults_in_the_compiled_cycle_are_the_python_paths(
 
 
 @needs_native
+def test_the_command_queue_filled_and_folded_by_the_compiled_cycle_gives_the_same_peaks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """More commands than the stats queue holds, the peaks read only at the end: the compiled
+    cycle fills the queue (its arrays taken once, after the first command) and folds it."""
+    from mjscope.teleop.stats import _BATCH
+
+    def script(k: int) -> tuple[ControllerState | None, float | None]:
+        return (circle(0.5 * k * DT).side("left"), k * DT) if k % 2 else (None, None)
+
+    arms = [_arm(monkeypatch, "left", native) for native in (False, True)]
+    for arm in arms:
+        arm.start(0.0)
+        for k in range(_BATCH + 300):
+            arm.step(k * DT, *script(k))
+    py, c = (a.stats for a in arms)
+    assert arms[1].adapter.sent > _BATCH and py.engaged_cycles == c.engaged_cycles
+    assert 0 < c._queued < _BATCH  # folded once in the run, refilled since
+    assert (py.max_speed.tobytes(), py.max_acc.tobytes()) == (
+        c.max_speed.tobytes(), c.max_acc.tobytes()
+    )  # fmt: skip
+    assert _state(arms[0]) == _state(arms[1])
+
+
+@needs_native
 def test_a_qp_failure_inside_the_compiled_cycle_holds_the_last_good_command(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

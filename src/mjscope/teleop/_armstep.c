@@ -53,7 +53,7 @@ enum { XR, TARGET, IK, LIMITS, SEND, ACK }; /* timing.STAGES */
 #define DECL(n) static PyObject *s_##n;
 NAMES(DECL)
 static PyObject *s_engaged, *s_qp_failure, *s_non_finite, *s_not_converged, *s_empty;
-static PyObject *builtin_sum, *one;
+static PyObject *builtin_sum, *one, *nan_obj;
 
 /* math.isfinite(sum(values)) as Python computes it (1, 0; -1 with an exception). */
 static int py_finite_sum(PyObject *values) {
@@ -76,6 +76,7 @@ typedef struct {
   const double *tplan, *jplan;
   double *T, *ring;
   Py_ssize_t ring_rows, n, idx[MAXJ];
+  PyObject *qv, *qv0, *qdt; /* the stats' command queue, once allocated (see commanded) */
 } Stepper;
 
 static double perf(void) {
@@ -327,7 +328,10 @@ static PyObject *next_row(Stepper *s) {
     PyObject *row = PyObject_GetAttr(s->timing, s_row);
     if (row == NULL) return NULL;
     double *dst = s->ring + ((k - 1) % s->ring_rows) * NSTAGE;
-    for (int i = 0; i < NSTAGE; i++) {
+    int fast = PyList_CheckExact(row) && PyList_GET_SIZE(row) == NSTAGE;
+    for (int i = 0; fast && i < NSTAGE; i++) fast = PyFloat_CheckExact(PyList_GET_ITEM(row, i));
+    for (int i = 0; fast && i < NSTAGE; i++) dst[i] = PyFloat_AS_DOUBLE(PyList_GET_ITEM(row, i));
+    for (int i = 0; !fast && i < NSTAGE; i++) { /* not the list of floats next_row writes */
       PyObject *v = PySequence_GetItem(row, i);
       dst[i] = v != NULL ? PyFloat_AsDouble(v) : -1.0;
       Py_XDECREF(v);
@@ -338,9 +342,8 @@ static PyObject *next_row(Stepper *s) {
     }
     Py_DECREF(row);
   }
-  double nan[NSTAGE];
-  for (int i = 0; i < NSTAGE; i++) nan[i] = NAN;
-  PyObject *row = to_list(nan, NSTAGE);
+  PyObject *row = PyList_New(NSTAGE); /* list(timing._EMPTY): one NaN object, as there */
+  for (int i = 0; row != NULL && i < NSTAGE; i++) PyList_SET_ITEM(row, i, Py_NewRef(nan_obj));
   if (row == NULL || PyObject_SetAttr(s->timing, s_row, row) < 0) goto fail;
   PyObject *k1 = PyLong_FromSsize_t(k + 1);
   if (set_steal(s->timing, s_cycles, k1) < 0) goto fail;
@@ -395,20 +398,28 @@ static int take_xr(Stepper *s, Plain *c, PyObject *now_o) {
   return PyObject_SetAttr(s->xr, s__primary, c->prim);
 }
 
-/* ArmIk._errors after the model moved (the compiled check): the new transform cached. */
-static int errors(Stepper *s, double *e) {
-  PyObject *T_now = PyObject_GetAttr(s->ik, s__T_now);
-  if (T_now == Py_None) {
+/* ArmIk._errors: the position and orientation errors of the model's end-effector transform
+ * (ik._T_now; None: Placo's get_T_world_frame) to the target. `before`: the check before the QP
+ * step, which leaves ik._T_now None (advance sets it so: a transform fetched here is not cached
+ * only to be dropped); after the step the new transform is cached in ik._T_now (left None by
+ * the step before: not read again). Nothing in between (Placo's solve, its state, the
+ * kinematics update) reads or sets ik._T_now. */
+static int errors(Stepper *s, double *e, int before) {
+  PyObject *T_now = before ? PyObject_GetAttr(s->ik, s__T_now) : Py_NewRef(Py_None);
+  if (T_now == NULL) return -1;
+  int cached = T_now != Py_None;
+  if (!cached) {
     Py_DECREF(T_now);
     T_now = call1(s->robot, s_get_T_world_frame, s->ee_frame);
-    if (T_now == NULL || PyObject_SetAttr(s->ik, s__T_now, T_now) < 0) {
-      Py_XDECREF(T_now);
-      return -1;
-    }
+    if (T_now == NULL) return -1;
   }
-  if (T_now == NULL) return -1;
+  int r = 0;
+  if (before && cached)
+    r = PyObject_SetAttr(s->ik, s__T_now, Py_None);
+  else if (!before)
+    r = PyObject_SetAttr(s->ik, s__T_now, T_now);
   double T[16];
-  int r = matrix(T_now, T);
+  if (r == 0) r = matrix(T_now, T);
   Py_DECREF(T_now);
   if (r == 0) chain->errors(T, s->T, e);
   return r;
@@ -426,9 +437,9 @@ static PyObject *advance(Stepper *s, double *q) {
   if (q0 == NULL) return NULL;
   PyObject *out = NULL, *solver = NULL, *res = NULL, *qa = NULL;
   double e[2];
-  if (PyObject_SetAttr(s->task, s_T_world_frame, s->T_target) < 0 || errors(s, e) < 0) goto done;
+  if (PyObject_SetAttr(s->task, s_T_world_frame, s->T_target) < 0 || errors(s, e, 1) < 0)
+    goto done; /* ik._T_now is None now */
   double before = (s->w_pos * e[0] + s->w_ori * e[1]) * s->rtol1 + s->atol;
-  if (PyObject_SetAttr(s->ik, s__T_now, Py_None) < 0) goto done;
   solver = PyObject_GetAttr(s->ik, s_solver);
   res = solver != NULL ? call1(solver, s_solve, Py_True) : NULL;
   if (res == NULL) {
@@ -461,7 +472,7 @@ static PyObject *advance(Stepper *s, double *q) {
     goto done;
   }
   PyObject *uk = call0(s->robot, s_update_kinematics);
-  int r = uk != NULL ? errors(s, e) : -1;
+  int r = uk != NULL ? errors(s, e, 0) : -1;
   Py_XDECREF(uk);
   if (r == 0) r = set_steal(s->ik, s__e, Py_BuildValue("(dd)", e[0], e[1]));
   if (r == 0 && s->w_pos * e[0] + s->w_ori * e[1] > before) {
@@ -619,29 +630,39 @@ static int put_doubles(PyObject *arr, Py_ssize_t i, const double *v, Py_ssize_t 
 }
 
 /* ArmStats.commanded(v, v0, inv_dt): the command queued for the peaks (None, new ref).
- * The first command (the queue not allocated yet) goes to Python. */
+ * The first command (the queue not allocated yet) goes to Python; the queue's three arrays
+ * (allocated then, never replaced: stats.py) are taken once after it, their buffers at each
+ * command (an array may move). */
 static PyObject *commanded(Stepper *s, Step *j) {
-  PyObject *pack = PyObject_GetAttr(s->stats, s__pack);
-  if (pack == NULL) return NULL;
-  int first = pack == Py_None;
-  Py_DECREF(pack);
+  if (s->qv == NULL) {
+    PyObject *pack = PyObject_GetAttr(s->stats, s__pack);
+    if (pack == NULL) return NULL;
+    int first = pack == Py_None;
+    Py_DECREF(pack);
+    Py_ssize_t row = first ? -1 : int_attr(s->stats, s__row);
+    if (PyErr_Occurred()) return NULL;
+    if (row != s->n * (Py_ssize_t)sizeof(double))
+      return call3(s->stats, s_commanded, j->v, j->v0, s->inv_dt_obj);
+    PyObject *qv = PyObject_GetAttr(s->stats, s__qv), *qv0 = PyObject_GetAttr(s->stats, s__qv0);
+    PyObject *qdt = PyObject_GetAttr(s->stats, s__qdt);
+    if (qv == NULL || qv0 == NULL || qdt == NULL) {
+      Py_XDECREF(qv);
+      Py_XDECREF(qv0);
+      Py_XDECREF(qdt);
+      return NULL;
+    }
+    s->qv = qv, s->qv0 = qv0, s->qdt = qdt;
+  }
   double v[MAXJ], v0[MAXJ];
-  Py_ssize_t i = first ? -1 : int_attr(s->stats, s__queued);
-  Py_ssize_t row = i < 0 ? -1 : int_attr(s->stats, s__row);
-  if (PyErr_Occurred()) return NULL;
-  if (i < 0 || row != s->n * (Py_ssize_t)sizeof(double) || !floats(j->v, v, s->n) ||
-      !floats(j->v0, v0, s->n))
+  Py_ssize_t i = int_attr(s->stats, s__queued);
+  if (i < 0 && PyErr_Occurred()) return NULL;
+  if (i < 0 || !floats(j->v, v, s->n) || !floats(j->v0, v0, s->n))
     return call3(s->stats, s_commanded, j->v, j->v0, s->inv_dt_obj);
-  PyObject *qv = PyObject_GetAttr(s->stats, s__qv), *qv0 = PyObject_GetAttr(s->stats, s__qv0);
-  PyObject *qdt = PyObject_GetAttr(s->stats, s__qdt);
   double inv_dt = PyFloat_AS_DOUBLE(s->inv_dt_obj);
-  int r = put_doubles(qv, i * s->n, v, s->n);
-  if (r == 1) r = put_doubles(qv0, i * s->n, v0, s->n);
-  if (r == 1) r = put_doubles(qdt, i, &inv_dt, 1);
-  Py_ssize_t cap = r == 1 ? PyObject_Length(qdt) : -1;
-  Py_XDECREF(qv);
-  Py_XDECREF(qv0);
-  Py_XDECREF(qdt);
+  int r = put_doubles(s->qv, i * s->n, v, s->n);
+  if (r == 1) r = put_doubles(s->qv0, i * s->n, v0, s->n);
+  if (r == 1) r = put_doubles(s->qdt, i, &inv_dt, 1);
+  Py_ssize_t cap = r == 1 ? PyObject_Length(s->qdt) : -1;
   if (r == 0) return call3(s->stats, s_commanded, j->v, j->v0, s->inv_dt_obj);
   if (r < 0 || cap < 0 || set_steal(s->stats, s__queued, PyLong_FromSsize_t(i + 1)) < 0)
     return NULL;
@@ -821,6 +842,9 @@ static int init(Stepper *s, PyObject *args, PyObject *kw) {
 #define TAKE(n) Py_XSETREF(s->n, Py_NewRef(PyTuple_GET_ITEM(objs, i))); i++;
   OBJECTS(TAKE)
 #undef TAKE
+  Py_CLEAR(s->qv); /* taken again from these stats at their next command */
+  Py_CLEAR(s->qv0);
+  Py_CLEAR(s->qdt);
   double *d[6] = {&s->xr_timeout, &s->fb_timeout, &s->w_pos, &s->w_ori, &s->rtol1, &s->atol};
   for (int k = 0; k < 6; k++) {
     *d[k] = PyFloat_AsDouble(PyTuple_GET_ITEM(nums, k));
@@ -854,6 +878,9 @@ static int traverse(Stepper *s, visitproc visit, void *arg) {
 #define VISIT(n) Py_VISIT(s->n);
   OBJECTS(VISIT)
 #undef VISIT
+  Py_VISIT(s->qv);
+  Py_VISIT(s->qv0);
+  Py_VISIT(s->qdt);
   return 0;
 }
 
@@ -861,6 +888,9 @@ static int clear(Stepper *s) {
 #define CLEAR(n) Py_CLEAR(s->n);
   OBJECTS(CLEAR)
 #undef CLEAR
+  Py_CLEAR(s->qv);
+  Py_CLEAR(s->qv0);
+  Py_CLEAR(s->qdt);
   return 0;
 }
 
@@ -941,7 +971,8 @@ PyMODINIT_FUNC PyInit__armstep(void) {
   builtin_sum = b != NULL ? PyObject_GetAttrString(b, "sum") : NULL;
   Py_XDECREF(b);
   one = PyLong_FromLong(1);
-  if (builtin_sum == NULL || one == NULL || PyType_Ready(&StepperType) < 0) return NULL;
+  nan_obj = PyFloat_FromDouble(NAN);
+  if (builtin_sum == NULL || one == NULL || nan_obj == NULL || PyType_Ready(&StepperType) < 0) return NULL;
   PyObject *m = PyModule_Create(&module);
   if (m == NULL) return NULL;
   if (PyModule_AddObjectRef(m, "Stepper", (PyObject *)&StepperType) < 0) {

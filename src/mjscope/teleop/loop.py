@@ -115,12 +115,14 @@ class Teleop:
         """
         self.poll_xr(now)
         out = {}
+        due, pending = self._due, self._pending
         for side, arm in self.arms.items():
-            if only_due and now < self._due[side] - 1e-6:
+            if only_due and now < due[side] - 1e-6:
                 continue
-            self._due[side] = max(self._due[side] + arm.dt, now - arm.dt)
-            ctrl, self._pending[side] = self._pending[side], None
-            c = arm.step(now, ctrl, now if ctrl is not None else None)
+            d, e = due[side] + arm.dt, now - arm.dt
+            due[side] = e if e > d else d  # max(d, e), without the call
+            ctrl, pending[side] = pending[side], None
+            c = arm.step(now, ctrl, None if ctrl is None else now)
             out[side] = c
             if self.sink is not None:
                 self.sink(side, c)
