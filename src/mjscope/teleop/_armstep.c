@@ -25,7 +25,7 @@
 #include <time.h>
 
 /* _chain.c's C API (the same struct; its CHAIN_API_VERSION) */
-#define CHAIN_API_VERSION 1
+#define CHAIN_API_VERSION 2
 typedef struct {
   int version;
   int (*target)(const double *, const double *, const double *, const double *, const double *,
@@ -34,6 +34,7 @@ typedef struct {
                 double *, double *);
   void (*errors)(const double *, const double *, double *);
   int maxj;
+  PyObject *(*to_list)(const double *, Py_ssize_t); /* a new list of Python floats */
 } ChainApi;
 static const ChainApi *chain;
 
@@ -94,20 +95,6 @@ static int floats(PyObject *seq, double *out, Py_ssize_t n) {
     out[i] = PyFloat_AS_DOUBLE(o);
   }
   return 1;
-}
-
-static PyObject *to_list(const double *v, Py_ssize_t n) {
-  PyObject *out = PyList_New(n);
-  if (out == NULL) return NULL;
-  for (Py_ssize_t i = 0; i < n; i++) {
-    PyObject *f = PyFloat_FromDouble(v[i]);
-    if (f == NULL) {
-      Py_DECREF(out);
-      return NULL;
-    }
-    PyList_SET_ITEM(out, i, f);
-  }
-  return out;
 }
 
 /* Whether math.isfinite(sum(v)) surely holds: every value finite and small (no sum of them can
@@ -392,7 +379,7 @@ static int take_xr(Stepper *s, Plain *c, PyObject *now_o) {
         PyObject_SetAttr(s->xr, s__last, now_o) < 0 ||
         PyObject_SetAttr(s->xr, s_ever, Py_True) < 0 ||
         PyObject_SetAttr(s->xr, s_timed_out, Py_False) < 0 ||
-        set_steal(s->xr, s_pose, to_list(c->pose, 7)) < 0)
+        set_steal(s->xr, s_pose, chain->to_list(c->pose, 7)) < 0)
       return -1;
   }
   return PyObject_SetAttr(s->xr, s__primary, c->prim);
@@ -463,7 +450,7 @@ static PyObject *advance(Stepper *s, double *q) {
     PyErr_SetString(PyExc_RuntimeError, "Placo's state q: not the model's float64 vector");
     goto done;
   }
-  PyObject *ql = to_list(q, s->n);
+  PyObject *ql = chain->to_list(q, s->n);
   if (ql == NULL) goto done;
   int finite = surely_finite(q, s->n) ? 1 : py_finite_sum(ql);
   if (finite <= 0) {
@@ -513,8 +500,8 @@ static int joint_step(Stepper *s, const double *qd, Step *j) {
     return -1;
   }
   long bits = chain->joint(s->jplan, s->n, q0, v0, qd, qs, vs);
-  PyObject *lq = to_list(qs, s->n);
-  j->v = to_list(vs, s->n);
+  PyObject *lq = chain->to_list(qs, s->n);
+  j->v = chain->to_list(vs, s->n);
   j->q = view(s, qs, s->n);
   int r = (lq && j->v && j->q) ? 0 : -1;
   if (r == 0) r = PyObject_SetAttr(s->joints, s__ql, lq);
@@ -686,7 +673,7 @@ static PyObject *track(Stepper *s, Plain *c, PyObject *row, Step *j) {
   int r = truthy >= 0 ? 0 : -1;
   int ok = truthy == 0; /* "": accepted */
   if (ok) {
-    PyObject *p = to_list(c->p, 3), *qq = to_list(c->q, 4);
+    PyObject *p = chain->to_list(c->p, 3), *qq = chain->to_list(c->q, 4);
     PyObject *prev = (p && qq) ? PyTuple_Pack(2, p, qq) : NULL;
     Py_XDECREF(p);
     Py_XDECREF(qq);

@@ -302,7 +302,7 @@ static struct PyModuleDef module = {
 /* The C API other extensions use, through the capsule _chain._C_API: _armstep.c calls these
  * same functions (setup.py builds each .c on its own, with no shared header, so _armstep.c
  * repeats this struct; CHAIN_API_VERSION guards the match). */
-#define CHAIN_API_VERSION 1
+#define CHAIN_API_VERSION 2
 typedef struct {
   int version;
   int (*target)(const double *, const double *, const double *, const double *, const double *,
@@ -311,9 +311,11 @@ typedef struct {
                 double *, double *);
   void (*errors)(const double *, const double *, double *);
   int maxj;
+  PyObject *(*to_list)(const double *, Py_ssize_t); /* a new list of Python floats */
 } ChainApi;
 
-static ChainApi api = {CHAIN_API_VERSION, target_core, joint_core, errors_core, MAXJ};
+static ChainApi api = {CHAIN_API_VERSION, target_core, joint_core, errors_core, MAXJ,
+                       to_list};
 
 PyMODINIT_FUNC PyInit__chain(void) {
   PyObject *m = PyModule_Create(&module);
