@@ -263,7 +263,7 @@ def test_ci_builds_the_compiled_cycle(monkeypatch: pytest.MonkeyPatch) -> None:
     if os.environ.get("CI"):
         assert native_step.available(), "CI: the compiled arm cycle (_armstep.c) was not built"
     if native_step.available():
-        assert native_step._armstep.chain_version() == 1
+        assert native_step._armstep.chain_version() == 2  # the C API with to_list
         cfg = RIG.sides["left"]
         arm = build_arm(ROOT, "left", cfg, make_adapter("mock", "left", cfg), None)
         assert arm._stepper is not None
