@@ -15,7 +15,6 @@ import numpy.typing as npt
 from mjscope.teleop.xr.base import ControllerState, XrFrame, XrSource
 
 Script = Callable[[float], XrFrame | None]
-_new = object.__new__
 
 
 class ScriptedXrSource(XrSource):
@@ -39,13 +38,7 @@ class ScriptedXrSource(XrSource):
         if frame is None:
             return None
         self.received += 1
-        # XrFrame(stamp, left, right, head) without the frozen dataclass's __init__ (one
-        # object.__setattr__ per field: half the poll), the same instance
-        out = _new(XrFrame)
-        out.__dict__.update(
-            stamp_ns=max(1, round(t * 1e9)), left=frame.left, right=frame.right, head=frame.head
-        )
-        return out
+        return XrFrame(max(1, round(t * 1e9)), frame.left, frame.right, frame.head)
 
 
 def hold_pose(
