@@ -45,6 +45,7 @@ import numpy.typing as npt
 import pinocchio as pin
 from scipy.linalg.lapack import dposv
 
+from mjscope.control.controllers import hqp_native
 from mjscope.control.controllers.common import LWA, FrameController, frame_kinematics
 from mjscope.control.controllers.hqp_adapt import StiffnessAdaptation
 from mjscope.control.controllers.hqp_config import CFG_LIMIT_FIELDS, HqpGains, JointLimits
@@ -155,6 +156,9 @@ class HqpController(FrameController):
             else np.repeat(np.asarray(wrench_uncertainty, float), 3)
         )
         self._w_unc = wu if wu is not None and np.count_nonzero(wu) else None
+        # _task_target in C (:mod:`.hqp_native`): its constants, and its objects (reset)
+        self._c_pack = hqp_native.target_pack(self) if hqp_native.enabled() else None
+        self._c_objs: tuple[Any, ...] | None = None
         self.reset()
 
     @property
@@ -176,6 +180,9 @@ class HqpController(FrameController):
         self.qdd = np.zeros(self.model.nv)  # last joint acceleration (predicted) [rad/s²]
         self.qdd1 = np.zeros(self.model.nv)  # level 1's solution [rad/s²]
         self.F_used = np.zeros(6)
+        if self._c_pack is not None:  # (the integral is a new array)
+            self._c_objs = (pin.log3, hqp_native.dposv_capsule(), self.integral, self._u,
+                            np.zeros(3), np.zeros(self.model.nv))  # fmt: skip
         self.levels.reset()
         if self.observer is not None:
             self.observer.reset()
@@ -287,8 +294,14 @@ class HqpController(FrameController):
 
         On Python floats, with the same IEEE operations in the same order as the NumPy form
         (``w = −J v + ẋ_d; u = K_D w + K_P e + a_d; …``): a 3- or 6-vector ufunc costs more
-        than the arithmetic it does.
+        than the arithmetic it does. In C when built (:mod:`.hqp_native`), bit for bit the same.
         """
+        if self._c_objs is not None and self._c_pack is not None:
+            ad = self.adaptation
+            self.preload_activation = hqp_native.hqp_c.target(
+                self._c_pack, ad.kd, ad.kp, self.preload_activation, self._c_objs, reference,
+                oMf, J, dJ, M, F, JtF, v)  # fmt: skip
+            return self._u
         g = self.gains
         e = (reference.pos - oMf.translation).tolist()
         e += pin.log3(reference.rot.dot(oMf.rotation.T)).tolist()

@@ -34,6 +34,7 @@ import math
 import numpy as np
 from scipy.linalg.lapack import dposv
 
+from mjscope.control.controllers import hqp_native
 from mjscope.control.controllers.hqp_config import JointLimits
 from mjscope.control.controllers.hqp_limits import JointBox
 from mjscope.control.qp import DenseQp, within
@@ -85,6 +86,12 @@ class HqpLevels:
         self.qp1.H, self._regM = np.zeros((nv, nv)), np.zeros((nv, nv))
         self._eye = np.eye(nv)
         self.stats: dict[str, int] = dict.fromkeys(STAT_KEYS, 0)
+        # write_bounds in C (:mod:`.hqp_native`), from these constants; None: Python
+        self._native = (
+            hqp_native.bounds_pack(self._box, self.tau_hi, self.tau_lo, limits.tau_rate)
+            if hqp_native.enabled()
+            else None
+        )
 
     def reset(self) -> None:
         """Zero every counter (in place: :attr:`stats` stays the same dict)."""
@@ -100,6 +107,10 @@ class HqpLevels:
         tau_prev: np.ndarray | None,
     ) -> None:
         """The joint box and the torque (and rate, given ``tau_prev``) rows of both levels."""
+        if self._native is not None:
+            hqp_native.hqp_c.bounds(self._native, q, v, h, JtF, tau_prev, self.qp1._bl,
+                                    self.qp1._bu, self._shift)  # fmt: skip
+            return
         self._box.write(q, v, self.qp1.x_lb, self.qp1.x_ub)
         hi, lo = self.tau_hi, self.tau_lo
         rate = self.limits.tau_rate

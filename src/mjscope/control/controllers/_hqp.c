@@ -1,0 +1,422 @@
+/* The hqp law's per-period glue in C: the joint box and torque bounds, the stiffness
+ * adaptation and the level-1 task target (mjscope.control.controllers.hqp_native wraps it).
+ *
+ * Why a module of its own and not more of dock/_kernel.c: the law is the control package's
+ * (the Python loop, the force loop and the compiled dock loop all call HqpController.compute),
+ * so its C lives beside it and every caller gains; the kernel stays the loop.
+ *
+ * Bit identity with the Python law (hqp.py, hqp_limits.py, hqp_levels.py, hqp_adapt.py):
+ *  - elementwise NumPy ufuncs and the Python-float loops become C scalar loops in the same
+ *    order (built with -ffp-contract=off: no fused multiply-add); np.minimum / np.maximum keep
+ *    NumPy's semantics (a NaN first operand wins, a tie returns the second operand), Python's
+ *    min / max theirs (the first argument unless the other is strictly smaller / larger);
+ *  - every matrix product, pin.log3 and the 3-vector dot stay the very NumPy / Pinocchio calls,
+ *    made through the Python C API on the same objects;
+ *  - dposv is scipy's cython_lapack routine (the one scipy.linalg.lapack.dposv runs), on an
+ *    F-ordered copy of M as scipy's wrapper makes, uplo "U", its info ignored as in Python.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <string.h>
+
+#define NV_MAX 16
+
+typedef void (*dposv_fn)(char *uplo, int *n, int *nrhs, double *a, int *lda, double *b,
+                         int *ldb, int *info);
+
+static PyObject *s_dot, *s_T, *s_translation, *s_rotation, *s_pos, *s_rot, *s_vel, *s_acc,
+    *s_V_d, *s_Vdot_d, *tail3, *head3;
+
+static inline double np_min(double a, double b) { return (isnan(a) || a < b) ? a : b; }
+static inline double np_max(double a, double b) { return (isnan(a) || a > b) ? a : b; }
+static inline double py_min(double a, double b) { return b < a ? b : a; }
+static inline double py_max(double a, double b) { return b > a ? b : a; }
+
+/* A float64 vector's data (contiguous) and length; 0 on success. */
+static int vec(PyObject *o, Py_buffer *b, Py_ssize_t n, int writable) {
+  int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+  if (PyObject_GetBuffer(o, b, flags) != 0) return -1;
+  if (b->itemsize != 8 || strcmp(b->format, "d") != 0 || b->len != n * 8) {
+    PyBuffer_Release(b);
+    PyErr_SetString(PyExc_ValueError, "_hqp: float64 buffer of the wrong size");
+    return -1;
+  }
+  return 0;
+}
+
+/* Copy a float64 vector of n (any stride) into out; 0 on success. */
+static int read_vec(PyObject *o, Py_ssize_t n, double *out) {
+  Py_buffer b;
+  if (PyObject_GetBuffer(o, &b, PyBUF_RECORDS_RO) != 0) return -1;
+  if (b.ndim != 1 || b.shape[0] != n || b.itemsize != 8 || strcmp(b.format, "d") != 0) {
+    PyBuffer_Release(&b);
+    PyErr_SetString(PyExc_ValueError, "_hqp: float64 vector of the wrong size");
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < n; i++)
+    out[i] = *(const double *)((const char *)b.buf + i * b.strides[0]);
+  PyBuffer_Release(&b);
+  return 0;
+}
+
+/* Copy a float64 vector of n that o.method(arg) returns (NULL arg: attribute o.method). */
+static int call_vec(PyObject *o, PyObject *name, PyObject *arg, Py_ssize_t n, double *out) {
+  PyObject *r = arg ? PyObject_CallMethodOneArg(o, name, arg) : PyObject_GetAttr(o, name);
+  if (r == NULL) return -1;
+  int rc = read_vec(r, n, out);
+  Py_DECREF(r);
+  return rc;
+}
+
+/* An (r, c) float64 matrix read with its strides into row-major out. */
+static int read_mat(PyObject *o, Py_ssize_t r, Py_ssize_t c, double *out) {
+  Py_buffer b;
+  if (PyObject_GetBuffer(o, &b, PyBUF_RECORDS_RO) != 0) return -1;
+  if (b.ndim != 2 || b.shape[0] != r || b.shape[1] != c || b.itemsize != 8 ||
+      strcmp(b.format, "d") != 0) {
+    PyBuffer_Release(&b);
+    PyErr_SetString(PyExc_ValueError, "_hqp: float64 matrix of the wrong shape");
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < r; i++)
+    for (Py_ssize_t j = 0; j < c; j++)
+      out[i * c + j] = *(const double *)((const char *)b.buf + i * b.strides[0] + j * b.strides[1]);
+  PyBuffer_Release(&b);
+  return 0;
+}
+
+/* bounds(P, q, v, h, JtF, tau_prev | None, bl, bu, shift): HqpLevels.write_bounds with
+ * JointBox.write. P: [q_lim 2nv, far 2nv, v_max2 2nv, a_max2 2nv, two_ab 2nv, v_hi_dt nv,
+ * v_lo_dt nv, tau_hi nv, tau_lo nv, dt, rate]; bl, bu: [x_lb; lb], [x_ub; ub] (2 nv). */
+static PyObject *bounds(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+  if (nargs != 9) {
+    PyErr_SetString(PyExc_TypeError, "bounds takes 9 arguments");
+    return NULL;
+  }
+  Py_buffer pb, lb, ub, sb;
+  Py_ssize_t nv = PyObject_Length(args[1]);
+  if (nv <= 0 || nv > NV_MAX) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "_hqp: nv out of range");
+    return NULL;
+  }
+  int have_prev = args[5] != Py_None, got = 0;
+  double q[NV_MAX], v[NV_MAX], h[NV_MAX], JtF[NV_MAX], prev[NV_MAX];
+  PyObject *res = NULL;
+  if (read_vec(args[1], nv, q) || read_vec(args[2], nv, v) || read_vec(args[3], nv, h) ||
+      read_vec(args[4], nv, JtF) || (have_prev && read_vec(args[5], nv, prev)))
+    return NULL;
+  if (vec(args[0], &pb, 14 * nv + 2, 0)) goto done;
+  got = 1;
+  if (vec(args[6], &lb, 2 * nv, 1)) goto done;
+  got = 2;
+  if (vec(args[7], &ub, 2 * nv, 1)) goto done;
+  got = 3;
+  if (vec(args[8], &sb, nv, 1)) goto done;
+  got = 4;
+  {
+    const double *P = pb.buf;
+    const double *q_lim = P, *far = P + 2 * nv, *v_max2 = P + 4 * nv, *a_max2 = P + 6 * nv;
+    const double *two_ab = P + 8 * nv, *v_hi_dt = P + 10 * nv, *v_lo_dt = P + 11 * nv;
+    const double *tau_hi = P + 12 * nv, *tau_lo = P + 13 * nv;
+    const double dt = P[14 * nv], rate = P[14 * nv + 1];
+    double *x_lb = lb.buf, *x_ub = ub.buf, *lo_out = x_lb + nv, *hi_out = x_ub + nv;
+    double *shift = sb.buf, dist[2 * NV_MAX];
+    int near = 0;
+    for (Py_ssize_t j = 0; j < nv; j++) {
+      dist[j] = q_lim[j] - q[j];                        /* q_lim − (+1 · q) */
+      dist[nv + j] = q_lim[nv + j] - (-1.0 * q[j]);     /* q_lim − (−1 · q) */
+    }
+    for (Py_ssize_t k = 0; k < 2 * nv; k++) near |= dist[k] <= far[k];
+    if (!near) {
+      for (Py_ssize_t j = 0; j < nv; j++) {
+        double v_dt = v[j] / dt;
+        double box_hi = v_hi_dt[j] - v_dt, box_lo = v_lo_dt[j] - v_dt;
+        double xu = np_min(box_hi, a_max2[j]), xl = np_max(box_lo, a_max2[nv + j]);
+        x_ub[j] = np_max(xu, box_lo);
+        x_lb[j] = np_min(xl, box_hi);
+      }
+    } else {
+      double a_v[2 * NV_MAX];
+      for (int r = 0; r < 2; r++)
+        for (Py_ssize_t j = 0; j < nv; j++) {
+          Py_ssize_t k = r * nv + j;
+          double reach = sqrt(two_ab[k] * np_max(dist[k], 0.0));
+          reach = np_min(reach, v_max2[k]);
+          reach = np_min(reach, dist[k] / dt);
+          double a = (r == 0 ? 1.0 : -1.0) * reach;
+          a -= v[j];
+          a_v[k] = a / dt;
+        }
+      for (Py_ssize_t j = 0; j < nv; j++) {
+        double hi_v = a_v[j], lo_v = np_min(a_v[nv + j], hi_v);
+        x_ub[j] = np_max(np_min(a_max2[j], hi_v), lo_v);
+        x_lb[j] = np_max(np_min(a_max2[nv + j], hi_v), lo_v);
+      }
+    }
+    double step = 0.0;
+    int use_rate = have_prev && isfinite(rate);
+    if (use_rate) step = rate * dt;
+    for (Py_ssize_t j = 0; j < nv; j++) {
+      double hi = tau_hi[j], lo = tau_lo[j];
+      if (use_rate) {
+        hi = np_min(hi, prev[j] + step);
+        lo = np_max(lo, prev[j] - step);
+        lo = np_min(lo, hi);
+      }
+      double s = JtF[j] - h[j];
+      shift[j] = s;
+      lo_out[j] = lo + s;
+      hi_out[j] = hi + s;
+    }
+  }
+  res = Py_NewRef(Py_None);
+done:
+  if (got >= 4) PyBuffer_Release(&sb);
+  if (got >= 3) PyBuffer_Release(&ub);
+  if (got >= 2) PyBuffer_Release(&lb);
+  if (got >= 1) PyBuffer_Release(&pb);
+  return res;
+}
+
+/* adapt(P, F, kp, kd, nominal) -> nominal: StiffnessAdaptation.update. P: [dead 6, span 6,
+ * k_nom 6, k_drop 6, kd_nom 6, kp_min 6, kp_max 6, alpha_soft, alpha_rest, k_tol]. */
+static PyObject *adapt(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+  if (nargs != 5) {
+    PyErr_SetString(PyExc_TypeError, "adapt takes 5 arguments");
+    return NULL;
+  }
+  int nominal = PyObject_IsTrue(args[4]);
+  if (nominal < 0) return NULL;
+  Py_buffer pb, kb, db;
+  double F[6];
+  if (read_vec(args[1], 6, F)) return NULL;
+  if (vec(args[0], &pb, 45, 0)) return NULL;
+  if (vec(args[2], &kb, 6, 1)) {
+    PyBuffer_Release(&pb);
+    return NULL;
+  }
+  if (vec(args[3], &db, 6, 1)) {
+    PyBuffer_Release(&kb);
+    PyBuffer_Release(&pb);
+    return NULL;
+  }
+  const double *P = pb.buf;
+  const double *dead = P, *span = P + 6, *k_nom = P + 12, *k_drop = P + 18, *kd_nom = P + 24;
+  const double *kp_min = P + 30, *kp_max = P + 36;
+  const double alpha_soft = P[42], alpha_rest = P[43], k_tol = P[44];
+  double *kp = kb.buf, *kd = db.buf, load[6];
+  int loaded = 0;
+  for (int i = 0; i < 6; i++) {
+    load[i] = fabs(F[i]) - dead[i];
+    loaded |= load[i] > 0.0;
+  }
+  if (!(nominal && !loaded)) {
+    int sigma_nz = 0, close = 1;
+    for (int i = 0; i < 6; i++) {
+      double s = load[i] / span[i];
+      s = np_min(np_max(s, 0.0), 1.0);
+      sigma_nz |= s != 0.0;
+      double k_star = k_nom[i] - s * k_drop[i];
+      double alpha = k_star < kp[i] ? alpha_soft : alpha_rest;
+      k_star -= kp[i];
+      k_star *= alpha;
+      kp[i] += k_star;
+      kp[i] = np_min(np_max(kp[i], kp_min[i]), kp_max[i]);
+    }
+    for (int i = 0; i < 6; i++) close &= fabs(kp[i] - k_nom[i]) <= k_tol;
+    if (!sigma_nz && close) {
+      for (int i = 0; i < 6; i++) kp[i] = k_nom[i];
+      nominal = 1;
+    } else {
+      nominal = 0;
+    }
+    for (int i = 0; i < 6; i++) kd[i] = kd_nom[i] * sqrt(kp[i] / k_nom[i]);
+  }
+  PyBuffer_Release(&db);
+  PyBuffer_Release(&kb);
+  PyBuffer_Release(&pb);
+  return PyBool_FromLong(nominal);
+}
+
+/* target(S, kd, kp, activation, objs, reference, oMf, J, dJ, M, F, JtF, v) -> activation:
+ * HqpController._task_target into objs' out buffer; returns the new preload activation.
+ * S: [dt, i_limit, ki 3, use_ki, preload_force, contact_threshold, alpha_soft];
+ * objs: (log3, dposv capsule, integral (3,), out (6,), fpre (3,), y (nv,)). */
+static PyObject *target(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+  if (nargs != 13) {
+    PyErr_SetString(PyExc_TypeError, "target takes 13 arguments");
+    return NULL;
+  }
+  PyObject *objs = args[4], *ref = args[5], *oMf = args[6], *J = args[7], *dJ = args[8];
+  PyObject *M = args[9], *F = args[10], *JtF = args[11], *v = args[12];
+  if (!PyTuple_Check(objs) || PyTuple_GET_SIZE(objs) != 6) {
+    PyErr_SetString(PyExc_TypeError, "target: objs must be a 6-tuple");
+    return NULL;
+  }
+  Py_ssize_t nv = PyObject_Length(v);
+  if (nv <= 0 || nv > NV_MAX) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "_hqp: nv out of range");
+    return NULL;
+  }
+  double S[9], kd[6], kp[6];
+  if (read_vec(args[0], 9, S) || read_vec(args[1], 6, kd) || read_vec(args[2], 6, kp))
+    return NULL;
+  const double dt = S[0], lim = S[1], *ki = S + 2;
+  const int use_ki = S[5] != 0.0;
+  const double preload = S[6], threshold = S[7], alpha_soft = S[8];
+  double act = PyFloat_AsDouble(args[3]);
+  if (act == -1.0 && PyErr_Occurred()) return NULL;
+  PyObject *log3 = PyTuple_GET_ITEM(objs, 0), *cap = PyTuple_GET_ITEM(objs, 1);
+  PyObject *integral = PyTuple_GET_ITEM(objs, 2), *out_o = PyTuple_GET_ITEM(objs, 3);
+  PyObject *fpre_o = PyTuple_GET_ITEM(objs, 4), *y_o = PyTuple_GET_ITEM(objs, 5);
+  PyObject *pos = NULL, *rot = NULL, *tr = NULL, *R = NULL, *RT = NULL, *Rd = NULL, *lg = NULL;
+  PyObject *res = NULL, *tmp = NULL;
+  double e[6], t[3], jv[6], vel[3], w[6], u[6], Vd[6], acc[3], F6[6], JtFv[NV_MAX];
+  /* e = [pos − t; log3(rot · Rᵀ)] */
+  if (!(pos = PyObject_GetAttr(ref, s_pos)) || read_vec(pos, 3, e)) goto done;
+  if (!(tr = PyObject_GetAttr(oMf, s_translation)) || read_vec(tr, 3, t)) goto done;
+  for (int i = 0; i < 3; i++) e[i] = e[i] - t[i];
+  if (!(rot = PyObject_GetAttr(ref, s_rot)) || !(R = PyObject_GetAttr(oMf, s_rotation)) ||
+      !(RT = PyObject_GetAttr(R, s_T)) || !(Rd = PyObject_CallMethodOneArg(rot, s_dot, RT)) ||
+      !(lg = PyObject_CallOneArg(log3, Rd)) || read_vec(lg, 3, e + 3))
+    goto done;
+  if (call_vec(J, s_dot, v, 6, jv) || call_vec(ref, s_vel, NULL, 3, vel)) goto done;
+  for (int i = 0; i < 6; i++) w[i] = i < 3 ? -jv[i] + vel[i] : -jv[i];
+  if (call_vec(ref, s_V_d, NULL, 6, Vd)) goto done;
+  int rocking = Vd[3] != 0.0 || Vd[4] != 0.0 || Vd[5] != 0.0;
+  if (rocking) {
+    double wr[3];
+    PyObject *Vo = PyObject_GetAttr(ref, s_V_d);
+    if (Vo == NULL) goto done;
+    tmp = PyObject_GetItem(Vo, tail3);
+    Py_DECREF(Vo);
+    if (tmp == NULL || call_vec(rot, s_dot, tmp, 3, wr)) goto done;
+    Py_CLEAR(tmp);
+    for (int i = 0; i < 3; i++) w[3 + i] += wr[i];
+  }
+  if (call_vec(ref, s_acc, NULL, 3, acc)) goto done;
+  for (int i = 0; i < 6; i++) u[i] = kd[i] * w[i] + kp[i] * e[i];
+  for (int i = 0; i < 3; i++) u[i] += acc[i];
+  if (rocking) {
+    double ar[3];
+    PyObject *Vo = PyObject_GetAttr(ref, s_Vdot_d);
+    if (Vo == NULL) goto done;
+    tmp = PyObject_GetItem(Vo, tail3);
+    Py_DECREF(Vo);
+    if (tmp == NULL || call_vec(rot, s_dot, tmp, 3, ar)) goto done;
+    Py_CLEAR(tmp);
+    for (int i = 0; i < 3; i++) u[3 + i] += ar[i];
+  }
+  if (use_ki) {
+    Py_buffer ib;
+    if (vec(integral, &ib, 3, 1)) goto done;
+    double *acc_i = ib.buf;
+    for (int i = 0; i < 3; i++) {
+      double x = py_min(py_max(acc_i[i] + e[i] * dt, -lim), lim);
+      acc_i[i] = x;
+      u[i] += ki[i] * x;
+    }
+    PyBuffer_Release(&ib);
+  }
+  if (read_vec(JtF, nv, JtFv)) goto done;
+  double rhs[NV_MAX];
+  memcpy(rhs, JtFv, (size_t)nv * 8);
+  if (preload != 0.0) {
+    if (read_vec(F, 6, F6)) goto done;
+    PyObject *F3 = PyObject_GetItem(F, head3);
+    if (F3 == NULL) goto done;
+    PyObject *d = PyObject_CallMethodOneArg(F3, s_dot, F3);
+    Py_DECREF(F3);
+    if (d == NULL) goto done;
+    double dd = PyFloat_AsDouble(d);
+    Py_DECREF(d);
+    if (dd == -1.0 && PyErr_Occurred()) goto done;
+    double on = sqrt(dd) > threshold ? 1.0 : 0.0;
+    act += alpha_soft * (on - act);
+    double Rm[9], fj[NV_MAX], scale = act * preload;
+    if (read_mat(R, 3, 3, Rm)) goto done;
+    Py_buffer fb;
+    if (vec(fpre_o, &fb, 3, 1)) goto done;
+    for (int i = 0; i < 3; i++) ((double *)fb.buf)[i] = scale * Rm[i * 3 + 2];
+    PyBuffer_Release(&fb);
+    PyObject *J3 = PyObject_GetItem(J, head3);
+    if (J3 == NULL) goto done;
+    int rc = call_vec(fpre_o, s_dot, J3, nv, fj);
+    Py_DECREF(J3);
+    if (rc) goto done;
+    for (Py_ssize_t j = 0; j < nv; j++) rhs[j] = JtFv[j] + fj[j];
+  }
+  int nz = 0;
+  for (Py_ssize_t j = 0; j < nv; j++) nz |= rhs[j] != 0.0;
+  if (nz) { /* + J M⁻¹ (Jᵀ (F + F_pre)): dposv as scipy's wrapper calls it */
+    double a[NV_MAX * NV_MAX], Mm[NV_MAX * NV_MAX], jy[6];
+    if (read_mat(M, nv, nv, Mm)) goto done;
+    for (Py_ssize_t i = 0; i < nv; i++)
+      for (Py_ssize_t j = 0; j < nv; j++) a[i + j * nv] = Mm[i * nv + j];
+    dposv_fn fn = (dposv_fn)PyCapsule_GetPointer(cap, PyCapsule_GetName(cap));
+    if (fn == NULL) goto done;
+    Py_buffer yb;
+    if (vec(y_o, &yb, nv, 1)) goto done;
+    double *y = yb.buf;
+    memcpy(y, rhs, (size_t)nv * 8);
+    char uplo = 'U';
+    int n = (int)nv, nrhs = 1, info = 0;
+    fn(&uplo, &n, &nrhs, a, &n, y, &n, &info);
+    PyBuffer_Release(&yb);
+    if (call_vec(J, s_dot, y_o, 6, jy)) goto done;
+    for (int i = 0; i < 6; i++) u[i] += jy[i];
+  }
+  {
+    double djv[6];
+    if (call_vec(dJ, s_dot, v, 6, djv)) goto done;
+    Py_buffer ob;
+    if (vec(out_o, &ob, 6, 1)) goto done;
+    for (int i = 0; i < 6; i++) ((double *)ob.buf)[i] = u[i] - djv[i];
+    PyBuffer_Release(&ob);
+  }
+  res = PyFloat_FromDouble(act);
+done:
+  Py_XDECREF(tmp);
+  Py_XDECREF(lg);
+  Py_XDECREF(Rd);
+  Py_XDECREF(RT);
+  Py_XDECREF(R);
+  Py_XDECREF(rot);
+  Py_XDECREF(tr);
+  Py_XDECREF(pos);
+  return res;
+}
+
+static PyMethodDef methods[] = {
+    {"bounds", (PyCFunction)(void (*)(void))bounds, METH_FASTCALL,
+     "HqpLevels.write_bounds (with JointBox.write)."},
+    {"adapt", (PyCFunction)(void (*)(void))adapt, METH_FASTCALL,
+     "StiffnessAdaptation.update; returns the new nominal flag."},
+    {"target", (PyCFunction)(void (*)(void))target, METH_FASTCALL,
+     "HqpController._task_target; returns the preload activation."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_hqp", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit__hqp(void) {
+  s_dot = PyUnicode_InternFromString("dot");
+  s_T = PyUnicode_InternFromString("T");
+  s_translation = PyUnicode_InternFromString("translation");
+  s_rotation = PyUnicode_InternFromString("rotation");
+  s_pos = PyUnicode_InternFromString("pos");
+  s_rot = PyUnicode_InternFromString("rot");
+  s_vel = PyUnicode_InternFromString("vel");
+  s_acc = PyUnicode_InternFromString("acc");
+  s_V_d = PyUnicode_InternFromString("V_d");
+  s_Vdot_d = PyUnicode_InternFromString("Vdot_d");
+  PyObject *three = PyLong_FromLong(3);
+  tail3 = PySlice_New(three, NULL, NULL);
+  head3 = PySlice_New(NULL, three, NULL);
+  Py_XDECREF(three);
+  if (!s_dot || !s_T || !s_translation || !s_rotation || !s_pos || !s_rot || !s_vel || !s_acc ||
+      !s_V_d || !s_Vdot_d || !tail3 || !head3)
+    return NULL;
+  return PyModule_Create(&module);
+}

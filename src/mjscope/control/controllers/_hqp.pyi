@@ -1,0 +1,35 @@
+"""Stub of the hqp law's compiled glue (``_hqp.c``; :mod:`.hqp_native` wraps it)."""
+
+from typing import Any
+
+import numpy as np
+
+def bounds(
+    pack: np.ndarray,
+    q: np.ndarray,
+    v: np.ndarray,
+    h: np.ndarray,
+    JtF: np.ndarray,
+    tau_prev: np.ndarray | None,
+    bl: np.ndarray,
+    bu: np.ndarray,
+    shift: np.ndarray,
+) -> None: ...
+def adapt(
+    pack: np.ndarray, F: np.ndarray, kp: np.ndarray, kd: np.ndarray, nominal: bool
+) -> bool: ...
+def target(
+    pack: np.ndarray,
+    kd: np.ndarray,
+    kp: np.ndarray,
+    activation: float,
+    objs: tuple[Any, ...],
+    reference: Any,
+    oMf: Any,
+    J: np.ndarray,
+    dJ: np.ndarray,
+    M: np.ndarray,
+    F: np.ndarray,
+    JtF: np.ndarray,
+    v: np.ndarray,
+) -> float: ...
