@@ -107,3 +107,26 @@ def test_forced_python(monkeypatch: pytest.MonkeyPatch) -> None:
     assert ctrl._c_objs is None and ctrl._c_pack is None  # type: ignore[attr-defined]
     assert ctrl.levels._native is None  # type: ignore[attr-defined]
     assert ctrl.adaptation._pack is None  # type: ignore[attr-defined]
+
+
+@needs_native
+def test_compiled_parts_in_use(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Built and not forced off: the law's bounds, adaptation, target, levels and the
+    observer's update go through the C module."""
+    from mjscope.control import daqp_direct
+
+    monkeypatch.setenv(hqp_native.ENV, "")
+    sc = observer_scene(load_scene("iiwa14_docking"))
+    _, pm = sc.build_models()
+    q = pin.neutral(pm)
+    ctrl = build_hqp(sc, pm, q)
+    assert ctrl._c_objs is not None and ctrl._c_pack is not None  # type: ignore[attr-defined]
+    assert ctrl.levels._native is not None  # type: ignore[attr-defined]
+    assert ctrl.adaptation._pack is not None  # type: ignore[attr-defined]
+    if daqp_direct.AVAILABLE:
+        assert ctrl.levels._c_levels is not None  # type: ignore[attr-defined]
+    obs = ctrl.observer  # type: ignore[attr-defined]
+    v, tau = np.zeros(pm.nv), np.zeros(pm.nv)
+    obs.update(q, v, tau)
+    r = obs.update(q.copy(), v.copy(), tau)
+    assert obs._c_objs is not None and r is obs.r

@@ -26,7 +26,7 @@ typedef void (*dposv_fn)(char *uplo, int *n, int *nrhs, double *a, int *lda, dou
                          int *ldb, int *info);
 
 static PyObject *s_dot, *s_T, *s_translation, *s_rotation, *s_pos, *s_rot, *s_vel, *s_acc,
-    *s_V_d, *s_Vdot_d, *tail3, *head3;
+    *s_V_d, *s_Vdot_d, *s_out, *s_copy, *s_q_last, *s_v_last, *s__C, *s__g, *tail3, *head3;
 
 static inline double np_min(double a, double b) { return (isnan(a) || a < b) ? a : b; }
 static inline double np_max(double a, double b) { return (isnan(a) || a > b) ? a : b; }
@@ -388,6 +388,261 @@ done:
   return res;
 }
 
+
+typedef int (*quadprog_fn)(void *result, void *problem, void *settings);
+
+/* A writable float64 buffer's data (contiguous, n items), or NULL; the view is released at
+ * once: the caller keeps the array alive (the QP objects own these buffers). */
+static double *wbuf(PyObject *o, Py_ssize_t n) {
+  Py_buffer b;
+  if (vec(o, &b, n, 1)) return NULL;
+  double *p = b.buf;
+  PyBuffer_Release(&b);
+  return p;
+}
+
+/* daqp_quadprog on a DirectDaqp's structs (addresses in t[0..3]: fn, result, problem, settings;
+ * t[4]: exitflag offset in the result); 1 when its exit flag is "optimal" (1 or 2), -1 error. */
+static int run_daqp(PyObject *t) {
+  void *a[4];
+  for (int i = 0; i < 4; i++) {
+    a[i] = PyLong_AsVoidPtr(PyTuple_GET_ITEM(t, i));
+    if (a[i] == NULL && PyErr_Occurred()) return -1;
+  }
+  Py_ssize_t off = PyLong_AsSsize_t(PyTuple_GET_ITEM(t, 4));
+  if (off == -1 && PyErr_Occurred()) return -1;
+  ((quadprog_fn)a[0])(a[1], a[2], a[3]);
+  int flag = *(int *)((char *)a[1] + off);
+  return flag == 1 || flag == 2;
+}
+
+/* lo − tol ≤ z ≤ hi + tol everywhere (qp.within; a NaN fails) */
+static int within(const double *z, const double *lo, const double *hi, Py_ssize_t k, double tol) {
+  for (Py_ssize_t i = 0; i < k; i++)
+    if (!(lo[i] - z[i] <= tol && z[i] - hi[i] <= tol)) return 0;
+  return 1;
+}
+
+/* level1(objs, J, M, b, Mt) -> x | None: HqpLevels.level1 when daqp solves it (an "optimal",
+ * verified answer: a copy of its x); None otherwise, and the caller runs the Python level 1
+ * from the start (the same writes again, then its fallbacks).
+ * objs: (np.dot, H, regM, f, A, reg, x, bl, bu, feas_tol, daqp tuple). */
+static PyObject *level1(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+  if (nargs != 5 || !PyTuple_Check(args[0]) || PyTuple_GET_SIZE(args[0]) != 11) {
+    PyErr_SetString(PyExc_TypeError, "level1(objs 11-tuple, J, M, b, Mt)");
+    return NULL;
+  }
+  PyObject *o = args[0], *J = args[1], *M = args[2], *b = args[3], *Mt = args[4];
+  Py_ssize_t nv = PyObject_Length(M);
+  if (nv <= 0 || nv > NV_MAX) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "_hqp: nv out of range");
+    return NULL;
+  }
+  PyObject *Ho = PyTuple_GET_ITEM(o, 1), *Ao = PyTuple_GET_ITEM(o, 4);
+  double *H = wbuf(Ho, nv * nv), *regM = wbuf(PyTuple_GET_ITEM(o, 2), nv * nv);
+  double *f = wbuf(PyTuple_GET_ITEM(o, 3), nv), *A = wbuf(Ao, nv * nv);
+  double *x = wbuf(PyTuple_GET_ITEM(o, 6), nv);
+  double *bl = wbuf(PyTuple_GET_ITEM(o, 7), 2 * nv), *bu = wbuf(PyTuple_GET_ITEM(o, 8), 2 * nv);
+  double reg = PyFloat_AsDouble(PyTuple_GET_ITEM(o, 5));
+  double tol = PyFloat_AsDouble(PyTuple_GET_ITEM(o, 9));
+  if (!H || !regM || !f || !A || !x || !bl || !bu || PyErr_Occurred()) return NULL;
+  /* np.dot(J.T, J, out=H): NumPy's own call (its syrk path) */
+  PyObject *JT = PyObject_GetAttr(J, s_T);
+  if (JT == NULL) return NULL;
+  PyObject *cargs[3] = {JT, J, Ho}, *kw = PyTuple_Pack(1, s_out);
+  PyObject *r = kw ? PyObject_Vectorcall(PyTuple_GET_ITEM(o, 0), cargs, 2, kw) : NULL;
+  Py_XDECREF(kw);
+  Py_DECREF(JT);
+  if (r == NULL) return NULL;
+  Py_DECREF(r);
+  double Mm[NV_MAX * NV_MAX], bJ[NV_MAX];
+  if (read_mat(M, nv, nv, Mm)) return NULL;
+  for (Py_ssize_t i = 0; i < nv * nv; i++) {
+    regM[i] = Mm[i] * reg;
+    H[i] += regM[i];
+  }
+  if (call_vec(b, s_dot, J, nv, bJ)) return NULL;
+  for (Py_ssize_t i = 0; i < nv; i++) f[i] = -bJ[i];
+  if (Mt != Ao && read_mat(Mt, nv, nv, A)) return NULL;
+  int ok = run_daqp(PyTuple_GET_ITEM(o, 10));
+  if (ok < 0) return NULL;
+  if (!ok) Py_RETURN_NONE;
+  double z[2 * NV_MAX];
+  memcpy(z, x, (size_t)nv * 8);
+  PyObject *xo = PyObject_CallMethodNoArgs(PyTuple_GET_ITEM(o, 6), s_copy);
+  if (xo == NULL) return NULL;
+  if (call_vec(Ao, s_dot, xo, nv, z + nv)) {
+    Py_DECREF(xo);
+    return NULL;
+  }
+  if (!within(z, bl, bu, 2 * nv, tol)) {
+    Py_DECREF(xo);
+    Py_RETURN_NONE;
+  }
+  return xo;
+}
+
+/* level2(objs, J, M, Mt, qdd1, tau0) -> x | None: HqpLevels.level2 when daqp solves it and
+ * its answer is within the box (a copy of x); None otherwise (the caller runs the Python
+ * level 2 from the start). objs: (H2, reg_I, f2, M_rows, A2_J, bl2_task, bu2_task, x, x_lb,
+ * x_ub, feas_tol, daqp tuple). */
+static PyObject *level2(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+  if (nargs != 6 || !PyTuple_Check(args[0]) || PyTuple_GET_SIZE(args[0]) != 12) {
+    PyErr_SetString(PyExc_TypeError, "level2(objs 12-tuple, J, M, Mt, qdd1, tau0)");
+    return NULL;
+  }
+  PyObject *o = args[0], *J = args[1], *M = args[2], *Mt = args[3], *qdd1 = args[4];
+  Py_ssize_t nv = PyObject_Length(M);
+  if (nv <= 0 || nv > NV_MAX) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "_hqp: nv out of range");
+    return NULL;
+  }
+  PyObject *Mrows = PyTuple_GET_ITEM(o, 3);
+  double *H2 = wbuf(PyTuple_GET_ITEM(o, 0), nv * nv), *f2 = wbuf(PyTuple_GET_ITEM(o, 2), nv);
+  double *MR = wbuf(Mrows, nv * nv), *AJ = wbuf(PyTuple_GET_ITEM(o, 4), 6 * nv);
+  double *bl = wbuf(PyTuple_GET_ITEM(o, 5), 6), *bu = wbuf(PyTuple_GET_ITEM(o, 6), 6);
+  double *x = wbuf(PyTuple_GET_ITEM(o, 7), nv);
+  double tol = PyFloat_AsDouble(PyTuple_GET_ITEM(o, 10));
+  if (!H2 || !f2 || !MR || !AJ || !bl || !bu || !x || PyErr_Occurred()) return NULL;
+  double Mm[NV_MAX * NV_MAX], rI[NV_MAX * NV_MAX], t0[NV_MAX], jq[6], lo[NV_MAX], hi[NV_MAX];
+  if (read_mat(M, nv, nv, Mm) || read_mat(PyTuple_GET_ITEM(o, 1), nv, nv, rI) ||
+      read_vec(args[5], nv, t0))
+    return NULL;
+  for (Py_ssize_t i = 0; i < nv * nv; i++) H2[i] = Mm[i] + rI[i];
+  for (Py_ssize_t i = 0; i < nv; i++) f2[i] = -t0[i];
+  if (Mt != Mrows && read_mat(Mt, nv, nv, MR)) return NULL;
+  if (read_mat(J, 6, nv, AJ) || call_vec(J, s_dot, qdd1, 6, jq)) return NULL;
+  for (int i = 0; i < 6; i++) bl[i] = bu[i] = jq[i];
+  int ok = run_daqp(PyTuple_GET_ITEM(o, 11));
+  if (ok < 0) return NULL;
+  if (read_vec(PyTuple_GET_ITEM(o, 8), nv, lo) || read_vec(PyTuple_GET_ITEM(o, 9), nv, hi))
+    return NULL;
+  if (!ok || !within(x, lo, hi, nv, tol)) Py_RETURN_NONE;
+  return PyObject_CallMethodNoArgs(PyTuple_GET_ITEM(o, 7), s_copy);
+}
+
+/* observe(objs, q, v, tau_applied, tau_known | None) -> r: MomentumObserver.update after
+ * its first call, on a force_contact or total observer. objs: (obs, crba, coriolis, gravity
+ * | None, model, data, M, None, beta, p_hat, r, gain, ki | None, e_int, v_prev,
+ * D | None (force_contact), dt). Pinocchio's passes are the same calls; v.dot(C, out=β) and
+ * M.dot(v) stay NumPy's; the rest is elementwise, in the Python order. */
+static PyObject *observe(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+  if (nargs != 5 || !PyTuple_Check(args[0]) || PyTuple_GET_SIZE(args[0]) != 17) {
+    PyErr_SetString(PyExc_TypeError, "observe(objs 17-tuple, q, v, tau_applied, tau_known)");
+    return NULL;
+  }
+  PyObject *o = args[0], *q = args[1], *v = args[2];
+  PyObject *obs = PyTuple_GET_ITEM(o, 0), *model = PyTuple_GET_ITEM(o, 4);
+  PyObject *data = PyTuple_GET_ITEM(o, 5), *Mo = PyTuple_GET_ITEM(o, 6);
+  PyObject *beta_o = PyTuple_GET_ITEM(o, 8), *r_o = PyTuple_GET_ITEM(o, 10);
+  PyObject *grav = PyTuple_GET_ITEM(o, 3), *ki_o = PyTuple_GET_ITEM(o, 12);
+  PyObject *D_o = PyTuple_GET_ITEM(o, 15);
+  Py_ssize_t nv = PyObject_Length(v);
+  if (nv <= 0 || nv > NV_MAX) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "_hqp: nv out of range");
+    return NULL;
+  }
+  double *M = wbuf(Mo, nv * nv), *beta = wbuf(beta_o, nv);
+  double *p_hat = wbuf(PyTuple_GET_ITEM(o, 9), nv);
+  double *r = wbuf(r_o, nv), *e_int = wbuf(PyTuple_GET_ITEM(o, 13), nv);
+  double *v_prev = wbuf(PyTuple_GET_ITEM(o, 14), nv);
+  double dt = PyFloat_AsDouble(PyTuple_GET_ITEM(o, 16));
+  if (!M || !beta || !p_hat || !r || !e_int || !v_prev || PyErr_Occurred()) return NULL;
+  double gain[NV_MAX], ki[NV_MAX], D[NV_MAX], tau[NV_MAX], ta[NV_MAX], tk[NV_MAX], vv[NV_MAX];
+  if (read_vec(PyTuple_GET_ITEM(o, 11), nv, gain) || read_vec(args[3], nv, ta) ||
+      read_vec(v, nv, vv) || (ki_o != Py_None && read_vec(ki_o, nv, ki)) ||
+      (D_o != Py_None && args[4] == Py_None && read_vec(D_o, nv, D)) ||
+      (D_o != Py_None && args[4] != Py_None && read_vec(args[4], nv, tk)))
+    return NULL;
+  for (Py_ssize_t i = 0; i < nv; i++) tau[i] = ta[i] + beta[i]; /* β of the previous state */
+  if (D_o != Py_None) { /* force_contact */
+    if (args[4] == Py_None)
+      for (Py_ssize_t i = 0; i < nv; i++) tau[i] -= D[i] * v_prev[i];
+    else
+      for (Py_ssize_t i = 0; i < nv; i++) tau[i] += tk[i];
+  }
+  for (Py_ssize_t i = 0; i < nv; i++) {
+    tau[i] += r[i];
+    tau[i] *= dt;
+    p_hat[i] += tau[i];
+  }
+  /* _terms(q, v) */
+  PyObject *a3[4] = {model, data, q, v};
+  PyObject *Mc = PyObject_Vectorcall(PyTuple_GET_ITEM(o, 1), a3, 3, NULL);
+  if (Mc == NULL) return NULL;
+  double Mm[NV_MAX * NV_MAX];
+  int rc = read_mat(Mc, nv, nv, Mm);
+  Py_DECREF(Mc);
+  if (rc) return NULL;
+  for (Py_ssize_t i = 0; i < nv; i++)
+    for (Py_ssize_t j = 0; j < nv; j++) M[i * nv + j] = i > j ? Mm[j * nv + i] : Mm[i * nv + j];
+  PyObject *C = PyObject_Vectorcall(PyTuple_GET_ITEM(o, 2), a3, 4, NULL);
+  if (C == NULL) return NULL;
+  PyObject *dargs[3] = {v, C, beta_o}, *kw = PyTuple_Pack(1, s_out), *res = NULL, *g = NULL;
+  PyObject *rr = kw ? PyObject_VectorcallMethod(s_dot, dargs, 2, kw) : NULL;
+  Py_XDECREF(kw);
+  if (rr == NULL) goto done;
+  Py_DECREF(rr);
+  if (grav != Py_None) {
+    double gv[NV_MAX];
+    if (!(g = PyObject_Vectorcall(grav, a3, 3, NULL)) || read_vec(g, nv, gv)) goto done;
+    for (Py_ssize_t i = 0; i < nv; i++) beta[i] -= gv[i];
+    if (PyObject_SetAttr(obs, s__g, g)) goto done;
+  }
+  if (PyObject_SetAttr(obs, s_q_last, q) || PyObject_SetAttr(obs, s_v_last, v) ||
+      PyObject_SetAttr(obs, s__C, C))
+    goto done;
+  double Mv[NV_MAX], e[NV_MAX];
+  if (call_vec(Mo, s_dot, v, nv, Mv)) goto done;
+  for (Py_ssize_t i = 0; i < nv; i++) {
+    e[i] = Mv[i] - p_hat[i];
+    r[i] = gain[i] * e[i];
+  }
+  if (ki_o != Py_None) {
+    for (Py_ssize_t i = 0; i < nv; i++) e_int[i] += e[i] * dt;
+    for (Py_ssize_t i = 0; i < nv; i++) r[i] += ki[i] * e_int[i];
+  }
+  memcpy(v_prev, vv, (size_t)nv * 8);
+  res = Py_NewRef(r_o);
+done:
+  Py_XDECREF(g);
+  Py_DECREF(C);
+  return res;
+}
+
+/* wrench(objs, J, t) -> F | None: MomentumObserver.wrench_from_jacobian's damped solve
+ * F = (J Jᵀ + λ² I)⁻¹ J t; None when dposv reports a non-positive-definite matrix (the
+ * caller runs its Python form, which then falls back to lstsq). J.dot(J.T) and J.dot(t) are
+ * NumPy's calls, dposv scipy's cython_lapack one on the F-ordered copy its wrapper makes.
+ * objs: (lam2 (6, 6), dposv capsule, F buffer (6,)); F is returned as a new array. */
+static PyObject *wrench(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+  if (nargs != 3 || !PyTuple_Check(args[0]) || PyTuple_GET_SIZE(args[0]) != 3) {
+    PyErr_SetString(PyExc_TypeError, "wrench(objs 3-tuple, J, t)");
+    return NULL;
+  }
+  PyObject *o = args[0], *J = args[1], *cap = PyTuple_GET_ITEM(o, 1);
+  PyObject *Fo = PyTuple_GET_ITEM(o, 2);
+  double lam2[36], JJt[36], a[36], *F = wbuf(Fo, 6);
+  if (F == NULL || read_mat(PyTuple_GET_ITEM(o, 0), 6, 6, lam2)) return NULL;
+  PyObject *JT = PyObject_GetAttr(J, s_T);
+  if (JT == NULL) return NULL;
+  PyObject *P = PyObject_CallMethodOneArg(J, s_dot, JT);
+  Py_DECREF(JT);
+  if (P == NULL) return NULL;
+  int rc = read_mat(P, 6, 6, JJt);
+  Py_DECREF(P);
+  if (rc || call_vec(J, s_dot, args[2], 6, F)) return NULL;
+  for (int i = 0; i < 6; i++)
+    for (int j = 0; j < 6; j++) a[i + j * 6] = JJt[i * 6 + j] + lam2[i * 6 + j];
+  dposv_fn fn = (dposv_fn)PyCapsule_GetPointer(cap, PyCapsule_GetName(cap));
+  if (fn == NULL) return NULL;
+  char uplo = 'U';
+  int n = 6, nrhs = 1, info = 0;
+  fn(&uplo, &n, &nrhs, a, &n, F, &n, &info);
+  if (info != 0) Py_RETURN_NONE;
+  return PyObject_CallMethodNoArgs(Fo, s_copy);
+}
+
 static PyMethodDef methods[] = {
     {"bounds", (PyCFunction)(void (*)(void))bounds, METH_FASTCALL,
      "HqpLevels.write_bounds (with JointBox.write)."},
@@ -395,6 +650,14 @@ static PyMethodDef methods[] = {
      "StiffnessAdaptation.update; returns the new nominal flag."},
     {"target", (PyCFunction)(void (*)(void))target, METH_FASTCALL,
      "HqpController._task_target; returns the preload activation."},
+    {"level1", (PyCFunction)(void (*)(void))level1, METH_FASTCALL,
+     "HqpLevels.level1 when daqp solves it; None: run the Python level 1."},
+    {"level2", (PyCFunction)(void (*)(void))level2, METH_FASTCALL,
+     "HqpLevels.level2 when daqp solves it within the box; None: run the Python level 2."},
+    {"observe", (PyCFunction)(void (*)(void))observe, METH_FASTCALL,
+     "MomentumObserver.update after its first call; returns its residual r."},
+    {"wrench", (PyCFunction)(void (*)(void))wrench, METH_FASTCALL,
+     "MomentumObserver.wrench_from_jacobian's damped solve; None: run the Python form."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -411,12 +674,18 @@ PyMODINIT_FUNC PyInit__hqp(void) {
   s_acc = PyUnicode_InternFromString("acc");
   s_V_d = PyUnicode_InternFromString("V_d");
   s_Vdot_d = PyUnicode_InternFromString("Vdot_d");
+  s_out = PyUnicode_InternFromString("out");
+  s_copy = PyUnicode_InternFromString("copy");
+  s_q_last = PyUnicode_InternFromString("q_last");
+  s_v_last = PyUnicode_InternFromString("v_last");
+  s__C = PyUnicode_InternFromString("_C");
+  s__g = PyUnicode_InternFromString("_g");
   PyObject *three = PyLong_FromLong(3);
   tail3 = PySlice_New(three, NULL, NULL);
   head3 = PySlice_New(NULL, three, NULL);
   Py_XDECREF(three);
   if (!s_dot || !s_T || !s_translation || !s_rotation || !s_pos || !s_rot || !s_vel || !s_acc ||
-      !s_V_d || !s_Vdot_d || !tail3 || !head3)
+      !s_V_d || !s_Vdot_d || !s_out || !s_copy || !s_q_last || !s_v_last || !s__C || !s__g || !tail3 || !head3)
     return NULL;
   return PyModule_Create(&module);
 }

@@ -33,3 +33,22 @@ def target(
     JtF: np.ndarray,
     v: np.ndarray,
 ) -> float: ...
+def level1(
+    objs: tuple[Any, ...], J: np.ndarray, M: np.ndarray, b: np.ndarray, Mt: np.ndarray
+) -> np.ndarray | None: ...
+def level2(
+    objs: tuple[Any, ...],
+    J: np.ndarray,
+    M: np.ndarray,
+    Mt: np.ndarray,
+    qdd1: np.ndarray,
+    tau0: np.ndarray,
+) -> np.ndarray | None: ...
+def observe(
+    objs: tuple[Any, ...],
+    q: np.ndarray,
+    v: np.ndarray,
+    tau_applied: np.ndarray,
+    tau_known: np.ndarray | None,
+) -> np.ndarray: ...
+def wrench(objs: tuple[Any, ...], J: np.ndarray, t: np.ndarray) -> np.ndarray | None: ...

@@ -92,6 +92,8 @@ class HqpLevels:
             if hqp_native.enabled()
             else None
         )
+        # level 1 / level 2 in C when daqp solves them (their buffers); None: Python
+        self._c_levels = hqp_native.level_objs(self) if hqp_native.enabled() else None
 
     def reset(self) -> None:
         """Zero every counter (in place: :attr:`stats` stays the same dict)."""
@@ -147,6 +149,10 @@ class HqpLevels:
 
         ``M`` weighs the objective, ``Mt`` (``M`` or ``M + Δt D``) maps q̈ to torque rows.
         """
+        if self._c_levels is not None:  # daqp's answer, else the Python level 1 from the start
+            x = hqp_native.hqp_c.level1(self._c_levels[0], J, M, b, Mt)
+            if x is not None:
+                return x, True
         qp1 = self.qp1  # H written in place (np.dot(out=) on a (6, nv) costs more than .dot)
         H = qp1.H
         np.dot(J.T, J, out=H)
@@ -166,6 +172,10 @@ class HqpLevels:
         self, J: np.ndarray, M: np.ndarray, Mt: np.ndarray, qdd1: np.ndarray, tau0: np.ndarray
     ) -> np.ndarray:
         """Level 2 in level 1's null space for the torque ``τ₀`` (consumed); q̈ (nv,)."""
+        if self._c_levels is not None:  # daqp's answer, else the Python level 2 from the start
+            x = hqp_native.hqp_c.level2(self._c_levels[1], J, M, Mt, qdd1, tau0)
+            if x is not None:
+                return x
         qp1, qp2 = self.qp1, self.qp2
         np.add(M, self._reg_I, out=self._H2)
         np.negative(tau0, out=qp2.f)

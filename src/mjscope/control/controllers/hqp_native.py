@@ -10,6 +10,7 @@ made); the results are the same bit for bit either way (tests/test_control_hqp_n
 
 from __future__ import annotations
 
+import ctypes
 import os
 from typing import Any
 
@@ -60,6 +61,34 @@ def adapt_pack(adaptation: Any) -> np.ndarray:
              np.broadcast_to(np.asarray(g.kp_max, float), six),
              [a.alpha_soft, a._alpha_rest, a._k_tol]]  # fmt: skip
     return np.concatenate([np.ravel(np.asarray(p, float)) for p in parts])
+
+
+def daqp_tuple(direct: Any) -> tuple[int, int, int, int, int]:
+    """``_hqp``'s handle on a :class:`~mjscope.control.daqp_direct.DirectDaqp`.
+
+    The address of ``daqp_quadprog`` (the function its ``solve`` calls), its three struct
+    addresses and the offset of the result's exit flag.
+    """
+    fn = ctypes.cast(direct._call, ctypes.c_void_p).value
+    res, prob, settings = direct._args
+    return int(fn or 0), res, prob, settings, type(direct._res).exitflag.offset
+
+
+def level_objs(levels: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]] | None:
+    """The buffers ``_hqp.level1`` / ``level2`` write, of :class:`.HqpLevels`.
+
+    ``None`` when its QPs do not call daqp's C entry point (or verify differently): the C
+    levels are then not used.
+    """
+    qp1, qp2 = levels.qp1, levels.qp2
+    if qp1._direct is None or qp2._direct is None or not qp1.check or qp2.check:
+        return None
+    one = (np.dot, qp1._H, levels._regM, qp1._f, qp1._A, levels.reg, qp1._direct.x, qp1._bl,
+           qp1._bu, qp1.feas_tol, daqp_tuple(qp1._direct))  # fmt: skip
+    two = (qp2._H, levels._reg_I, qp2._f, levels.M_rows, levels._A2_J, levels._bl2_task,
+           levels._bu2_task, qp2._direct.x, qp1.x_lb, qp1.x_ub, qp2.feas_tol,
+           daqp_tuple(qp2._direct))  # fmt: skip
+    return one, two
 
 
 def target_pack(ctrl: Any) -> np.ndarray:
