@@ -643,6 +643,61 @@ static PyObject *wrench(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
   return PyObject_CallMethodNoArgs(Fo, s_copy);
 }
 
+/* torque(Mt, qdd, h, JtF, tau_lo, tau_hi) -> tau: HqpController.compute's tail
+ * tau = Mt.dot(qdd) (NumPy's call, a new array); tau += h; tau −= JᵀF; clipped as
+ * np.minimum(np.maximum(tau, lo), hi), in place. */
+static PyObject *torque(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+  if (nargs != 6) {
+    PyErr_SetString(PyExc_TypeError, "torque(Mt, qdd, h, JtF, tau_lo, tau_hi)");
+    return NULL;
+  }
+  Py_ssize_t nv = PyObject_Length(args[1]);
+  if (nv <= 0 || nv > NV_MAX) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "_hqp: nv out of range");
+    return NULL;
+  }
+  double h[NV_MAX], f[NV_MAX], lo[NV_MAX], hi[NV_MAX];
+  if (read_vec(args[2], nv, h) || read_vec(args[3], nv, f) || read_vec(args[4], nv, lo) ||
+      read_vec(args[5], nv, hi))
+    return NULL;
+  PyObject *tau = PyObject_CallMethodOneArg(args[0], s_dot, args[1]);
+  if (tau == NULL) return NULL;
+  double *t = wbuf(tau, nv);
+  if (t == NULL) {
+    Py_DECREF(tau);
+    return NULL;
+  }
+  for (Py_ssize_t i = 0; i < nv; i++) {
+    double x = t[i] + h[i];
+    x -= f[i];
+    t[i] = np_min(np_max(x, lo[i]), hi[i]);
+  }
+  return tau;
+}
+
+/* null_torque(kp, q_null, q, kd, v, out) -> out: τ₀ = kp (q_null − q) − kd v (hqp._solve) */
+static PyObject *null_torque(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+  if (nargs != 6) {
+    PyErr_SetString(PyExc_TypeError, "null_torque(kp, q_null, q, kd, v, out)");
+    return NULL;
+  }
+  Py_ssize_t nv = PyObject_Length(args[2]);
+  if (nv <= 0 || nv > NV_MAX) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "_hqp: nv out of range");
+    return NULL;
+  }
+  double kp[NV_MAX], qn[NV_MAX], q[NV_MAX], kd[NV_MAX], v[NV_MAX], *out = wbuf(args[5], nv);
+  if (out == NULL || read_vec(args[0], nv, kp) || read_vec(args[1], nv, qn) ||
+      read_vec(args[2], nv, q) || read_vec(args[3], nv, kd) || read_vec(args[4], nv, v))
+    return NULL;
+  for (Py_ssize_t i = 0; i < nv; i++) {
+    double t = kp[i] * (qn[i] - q[i]);
+    t -= kd[i] * v[i];
+    out[i] = t;
+  }
+  return Py_NewRef(args[5]);
+}
+
 static PyMethodDef methods[] = {
     {"bounds", (PyCFunction)(void (*)(void))bounds, METH_FASTCALL,
      "HqpLevels.write_bounds (with JointBox.write)."},
@@ -658,6 +713,10 @@ static PyMethodDef methods[] = {
      "MomentumObserver.update after its first call; returns its residual r."},
     {"wrench", (PyCFunction)(void (*)(void))wrench, METH_FASTCALL,
      "MomentumObserver.wrench_from_jacobian's damped solve; None: run the Python form."},
+    {"torque", (PyCFunction)(void (*)(void))torque, METH_FASTCALL,
+     "HqpController.compute's torque tail; returns the clipped torque (a new array)."},
+    {"null_torque", (PyCFunction)(void (*)(void))null_torque, METH_FASTCALL,
+     "The posture torque of hqp._solve into out."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -52,3 +52,19 @@ def observe(
     tau_known: np.ndarray | None,
 ) -> np.ndarray: ...
 def wrench(objs: tuple[Any, ...], J: np.ndarray, t: np.ndarray) -> np.ndarray | None: ...
+def torque(
+    Mt: np.ndarray,
+    qdd: np.ndarray,
+    h: np.ndarray,
+    JtF: np.ndarray,
+    tau_lo: np.ndarray,
+    tau_hi: np.ndarray,
+) -> np.ndarray: ...
+def null_torque(
+    kp: np.ndarray,
+    q_null: np.ndarray,
+    q: np.ndarray,
+    kd: np.ndarray,
+    v: np.ndarray,
+    out: np.ndarray,
+) -> np.ndarray: ...

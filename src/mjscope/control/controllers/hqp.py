@@ -159,6 +159,7 @@ class HqpController(FrameController):
         # _task_target in C (:mod:`.hqp_native`): its constants, and its objects (reset)
         self._c_pack = hqp_native.target_pack(self) if hqp_native.enabled() else None
         self._c_objs: tuple[Any, ...] | None = None
+        self._tau0 = np.zeros(nv)  # τ₀ of the C path
         self.reset()
 
     @property
@@ -261,6 +262,9 @@ class HqpController(FrameController):
         if qdd is None:  # nothing solved: hold the previous torque within the limits
             self.stats["hold"] += 1
             tau = np.clip(self.tau_prev, lv.tau_lo, lv.tau_hi)
+        elif self._c_pack is not None:  # the same in C (:mod:`.hqp_native`)
+            tau = hqp_native.hqp_c.torque(Mt, qdd, h, JtF, lv.tau_lo, lv.tau_hi)
+            self.qdd = qdd
         else:
             tau = Mt.dot(qdd)
             tau += h
@@ -369,8 +373,12 @@ class HqpController(FrameController):
             return qdd1  # the fallback's answer (no level 2), or nothing
         self.qdd1 = qdd1
         g = self.gains
-        tau0 = self._kp_null * (self.q_null - q)
-        tau0 -= self._kd_null * v
+        if self._c_pack is not None:  # the same in C, into a work buffer (level 2 consumes it)
+            tau0 = hqp_native.hqp_c.null_torque(self._kp_null, self.q_null, q, self._kd_null, v,
+                                                self._tau0)  # fmt: skip
+        else:
+            tau0 = self._kp_null * (self.q_null - q)
+            tau0 -= self._kd_null * v
         if g.k_sing:
             Rt = self._kin_data.oMf[self.fid].rotation.T
             Jb = np.vstack([Rt.dot(J[:3]), Rt.dot(J[3:])])
