@@ -1,5 +1,8 @@
-/* The hqp law's per-period glue in C: the joint box and torque bounds, the stiffness
- * adaptation and the level-1 task target (mjscope.control.controllers.hqp_native wraps it).
+/* The hqp law's per-period glue in C (mjscope.control.controllers.hqp_native wraps it): the
+ * joint box and torque bounds, the stiffness adaptation, the level-1 task target, both levels'
+ * QP assembly with daqp_quadprog, the torque tail and posture torque, and the momentum
+ * observer's update and wrench solve. Python keeps HqpController.compute's dispatch and every
+ * fallback (a level daqp does not solve reruns in Python from the start).
  *
  * Why a module of its own and not more of dock/_kernel.c: the law is the control package's
  * (the Python loop, the force loop and the compiled dock loop all call HqpController.compute),
