@@ -24,12 +24,14 @@ The loop timed is the one users get: the compiled one (:mod:`mjscope.dock.native
 was built, the Python one under ``MJSCOPE_DOCK_KERNEL=python`` (same telemetry, bit for bit).
 
 The ``hqp`` split (dynamics, QP level 1, level 2, observer, ``mj_step``) is measured apart
-from the timed loop, so its timers cost the real-time factor nothing: the QP and observer calls
-are timed by wrapping the controller's solver and observer methods in one extra, separately run
-loop; the controller's own rigid-body terms (the frame's Jacobian and its derivative read from
-the joint Jacobians the observer's pass left; ``M`` and ``h`` come from the observer too, which
-was just updated at the same state, so the observer row holds ``crba``, the Coriolis matrix and
-gravity) and the bare ``mj_step`` by replaying the recorded states.
+from the timed loop, so its timers cost the real-time factor nothing: the levels (assembly and
+solve: the compiled law, ``control/controllers/_hqp.c``, does both without ``DenseQp.solve``)
+and the observer are timed by wrapping the controller's level and observer methods in one
+extra, separately run loop; the controller's own rigid-body terms (the frame's Jacobian and
+its derivative read from the joint Jacobians the observer's pass left; ``M`` and ``h`` come
+from the observer too, which was just updated at the same state, so the observer row holds
+``crba``, the Coriolis matrix and gravity) and the bare ``mj_step`` by replaying the recorded
+states.
 """
 
 from __future__ import annotations
@@ -229,8 +231,9 @@ def _hqp_split(scene: Scene, duration: float) -> list[dict[str, Any]]:
     def factory(s: Scene, pm: pin.Model, q0: np.ndarray) -> Controller:
         ctrl = build_hqp(s, pm, q0)
         assert isinstance(ctrl, HqpController) and ctrl.observer is not None
-        ctrl.levels.qp1.solve = _timed(ctrl.levels.qp1.solve, acc["qp1"])  # type: ignore[method-assign]
-        ctrl.levels.qp2.solve = _timed(ctrl.levels.qp2.solve, acc["qp2"])  # type: ignore[method-assign]
+        # the whole level (assembly + daqp): the compiled law (_hqp.c) solves without qp.solve
+        ctrl.levels.level1 = _timed(ctrl.levels.level1, acc["qp1"])  # type: ignore[method-assign]
+        ctrl.levels.level2 = _timed(ctrl.levels.level2, acc["qp2"])  # type: ignore[method-assign]
         ctrl.observe = _timed(ctrl.observe, acc["observer"])  # type: ignore[method-assign]
         holder.append(ctrl)
         return ctrl
@@ -249,7 +252,8 @@ def _hqp_split(scene: Scene, duration: float) -> list[dict[str, Any]]:
          "note": f"of {total:.1f} us/step (timers on); {parts}, rest {us['rest']:.1f}"
          if key == "dynamics" else "ratio: over the bare mj_step"}
         for key, label in (("dynamics", "dynamics (frame J, dJ; M, h from the observer)"),
-                           ("qp1", "QP level 1"), ("qp2", "QP level 2"),
+                           ("qp1", "QP level 1 (assembly + solve)"),
+                           ("qp2", "QP level 2 (assembly + solve)"),
                            ("observer", "observer update (M, C, g)"),
                            ("step", "mj_step"), ("rest", "rest of the loop"))
     ]  # fmt: skip

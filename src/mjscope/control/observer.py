@@ -103,6 +103,11 @@ class MomentumObserver:
         self._gravity = bool(np.any(np.asarray(model.gravity.linear, float)))
         self._lower = np.tri(nv, k=-1, dtype=bool)  # strict lower triangle of M
         self.initialized = False
+        # update in C (mjscope.control.controllers.hqp_native; imported at the first update:
+        # that package imports this module); None: not decided yet, False: Python
+        self._c: Any = None
+        self._c_objs: tuple[Any, ...] | None = None
+        self._c_wrench: tuple[Any, ...] | None = None
 
     def reset(self, q: npt.ArrayLike | None = None, v: npt.ArrayLike | None = None) -> None:
         """Forget the history; with ``q``, ``v`` start from that state (residual zero)."""
@@ -169,6 +174,19 @@ class MomentumObserver:
         if not self.initialized:
             self._start(q, v)
             return self.r
+        if self._c is None:
+            from mjscope.control.controllers import hqp_native
+
+            self._c = hqp_native.hqp_c if hqp_native.enabled() else False
+        if (
+            self._c is not False
+            and type(tau_applied) is np.ndarray
+            and (tau_known is None or type(tau_known) is np.ndarray)
+        ):
+            objs = self._c_objs
+            if objs is None or objs[6] is not self.M:
+                objs = self._c_objs = self._c_tuple()
+            return self._c.observe(objs, q, v, tau_applied, tau_known)
         tau = self._tmp
         np.add(tau_applied, self._beta, out=tau)  # β of the previous state
         if self.mode == "force_contact":
@@ -187,6 +205,14 @@ class MomentumObserver:
         self._v_prev[:] = v
         return self.r
 
+    def _c_tuple(self) -> tuple[Any, ...]:
+        """The objects the C update reads and writes (``_hqp.observe``)."""
+        return (self, pin.crba, pin.computeCoriolisMatrix,
+                pin.computeGeneralizedGravity if self._gravity else None, self.model, self.data,
+                self.M, None, self._beta, self._p_hat, self.r, self.gain,
+                self.ki if self._use_ki else None, self._e_int, self._v_prev,
+                self._D if self.mode == "force_contact" else None, self.dt)  # fmt: skip
+
     def wrench(self, q: npt.ArrayLike, tau_ext: npt.ArrayLike | None = None) -> np.ndarray:
         """External wrench at the frame origin, world axes, from ``τ_ext`` (default ``r``); (6,).
 
@@ -201,6 +227,15 @@ class MomentumObserver:
     ) -> np.ndarray:
         """As :meth:`wrench` with a Jacobian already computed (LOCAL_WORLD_ALIGNED; (6, nv))."""
         t = self.r if tau_ext is None else np.asarray(tau_ext, float)
+        if self._c:  # in C (the same calls); None: not positive definite, the Python form
+            wo = self._c_wrench
+            if wo is None:
+                from mjscope.control.controllers import hqp_native
+
+                wo = self._c_wrench = (self._lam2, hqp_native.dposv_capsule(), np.zeros(6))
+            F = self._c.wrench(wo, J, t)
+            if F is not None:
+                return F
         _, F, info = dposv(J.dot(J.T) + self._lam2, J.dot(t))
         return F if info == 0 else np.linalg.lstsq(J.T, t, rcond=None)[0]
 

@@ -45,6 +45,7 @@ import numpy.typing as npt
 import pinocchio as pin
 from scipy.linalg.lapack import dposv
 
+from mjscope.control.controllers import hqp_native
 from mjscope.control.controllers.common import LWA, FrameController, frame_kinematics
 from mjscope.control.controllers.hqp_adapt import StiffnessAdaptation
 from mjscope.control.controllers.hqp_config import CFG_LIMIT_FIELDS, HqpGains, JointLimits
@@ -155,6 +156,10 @@ class HqpController(FrameController):
             else np.repeat(np.asarray(wrench_uncertainty, float), 3)
         )
         self._w_unc = wu if wu is not None and np.count_nonzero(wu) else None
+        # _task_target in C (:mod:`.hqp_native`): its constants, and its objects (reset)
+        self._c_pack = hqp_native.target_pack(self) if hqp_native.enabled() else None
+        self._c_objs: tuple[Any, ...] | None = None
+        self._tau0 = np.zeros(nv)  # τ₀ of the C path
         self.reset()
 
     @property
@@ -176,6 +181,9 @@ class HqpController(FrameController):
         self.qdd = np.zeros(self.model.nv)  # last joint acceleration (predicted) [rad/s²]
         self.qdd1 = np.zeros(self.model.nv)  # level 1's solution [rad/s²]
         self.F_used = np.zeros(6)
+        if self._c_pack is not None:  # (the integral is a new array)
+            self._c_objs = (pin.log3, hqp_native.dposv_capsule(), self.integral, self._u,
+                            np.zeros(3), np.zeros(self.model.nv))  # fmt: skip
         self.levels.reset()
         if self.observer is not None:
             self.observer.reset()
@@ -254,6 +262,9 @@ class HqpController(FrameController):
         if qdd is None:  # nothing solved: hold the previous torque within the limits
             self.stats["hold"] += 1
             tau = np.clip(self.tau_prev, lv.tau_lo, lv.tau_hi)
+        elif self._c_pack is not None:  # the same in C (:mod:`.hqp_native`)
+            tau = hqp_native.hqp_c.torque(Mt, qdd, h, JtF, lv.tau_lo, lv.tau_hi)
+            self.qdd = qdd
         else:
             tau = Mt.dot(qdd)
             tau += h
@@ -287,8 +298,14 @@ class HqpController(FrameController):
 
         On Python floats, with the same IEEE operations in the same order as the NumPy form
         (``w = −J v + ẋ_d; u = K_D w + K_P e + a_d; …``): a 3- or 6-vector ufunc costs more
-        than the arithmetic it does.
+        than the arithmetic it does. In C when built (:mod:`.hqp_native`), bit for bit the same.
         """
+        if self._c_objs is not None and self._c_pack is not None:
+            ad = self.adaptation
+            self.preload_activation = hqp_native.hqp_c.target(
+                self._c_pack, ad.kd, ad.kp, self.preload_activation, self._c_objs, reference,
+                oMf, J, dJ, M, F, JtF, v)  # fmt: skip
+            return self._u
         g = self.gains
         e = (reference.pos - oMf.translation).tolist()
         e += pin.log3(reference.rot.dot(oMf.rotation.T)).tolist()
@@ -356,8 +373,12 @@ class HqpController(FrameController):
             return qdd1  # the fallback's answer (no level 2), or nothing
         self.qdd1 = qdd1
         g = self.gains
-        tau0 = self._kp_null * (self.q_null - q)
-        tau0 -= self._kd_null * v
+        if self._c_pack is not None:  # the same in C, into a work buffer (level 2 consumes it)
+            tau0 = hqp_native.hqp_c.null_torque(self._kp_null, self.q_null, q, self._kd_null, v,
+                                                self._tau0)  # fmt: skip
+        else:
+            tau0 = self._kp_null * (self.q_null - q)
+            tau0 -= self._kd_null * v
         if g.k_sing:
             Rt = self._kin_data.oMf[self.fid].rotation.T
             Jb = np.vstack([Rt.dot(J[:3]), Rt.dot(J[3:])])

@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 
+from mjscope.control.controllers import hqp_native
 from mjscope.control.controllers.hqp_config import HqpGains
 
 
@@ -42,6 +43,8 @@ class StiffnessAdaptation:
         self._k_tol = 1e-9 * self.k_nom.max()  # "restored" tolerance [1/s²]
         self.alpha_soft = 1.0 - math.exp(-dt / gains.t_soften)
         self._alpha_rest = 1.0 - math.exp(-dt / gains.t_restore)
+        self._use_c = hqp_native.enabled()  # update in C (:mod:`.hqp_native`)
+        self._pack = hqp_native.adapt_pack(self) if self._use_c else None
         self.reset()
 
     def reset(self) -> None:
@@ -61,9 +64,14 @@ class StiffnessAdaptation:
         self._k_drop = self.k_nom - g.kp_min
         self._kd_nom = g.kd * damping
         self._nominal = False  # let the adaptation move kp to the new nominal
+        if self._use_c:
+            self._pack = hqp_native.adapt_pack(self)
 
     def update(self, F: np.ndarray) -> None:
         """One period toward ``k*`` for the wrench ``F`` [N, N·m]; (6,)."""
+        if self._pack is not None:
+            self._nominal = hqp_native.hqp_c.adapt(self._pack, F, self.kp, self.kd, self._nominal)
+            return
         load = np.abs(F) - self._dead
         if self._nominal and not np.count_nonzero(load > 0.0):
             return  # no contact and nothing to restore

@@ -34,6 +34,7 @@ import math
 import numpy as np
 from scipy.linalg.lapack import dposv
 
+from mjscope.control.controllers import hqp_native
 from mjscope.control.controllers.hqp_config import JointLimits
 from mjscope.control.controllers.hqp_limits import JointBox
 from mjscope.control.qp import DenseQp, within
@@ -85,6 +86,14 @@ class HqpLevels:
         self.qp1.H, self._regM = np.zeros((nv, nv)), np.zeros((nv, nv))
         self._eye = np.eye(nv)
         self.stats: dict[str, int] = dict.fromkeys(STAT_KEYS, 0)
+        # write_bounds in C (:mod:`.hqp_native`), from these constants; None: Python
+        self._native = (
+            hqp_native.bounds_pack(self._box, self.tau_hi, self.tau_lo, limits.tau_rate)
+            if hqp_native.enabled()
+            else None
+        )
+        # level 1 / level 2 in C when daqp solves them (their buffers); None: Python
+        self._c_levels = hqp_native.level_objs(self) if hqp_native.enabled() else None
 
     def reset(self) -> None:
         """Zero every counter (in place: :attr:`stats` stays the same dict)."""
@@ -100,6 +109,10 @@ class HqpLevels:
         tau_prev: np.ndarray | None,
     ) -> None:
         """The joint box and the torque (and rate, given ``tau_prev``) rows of both levels."""
+        if self._native is not None:
+            hqp_native.hqp_c.bounds(self._native, q, v, h, JtF, tau_prev, self.qp1._bl,
+                                    self.qp1._bu, self._shift)  # fmt: skip
+            return
         self._box.write(q, v, self.qp1.x_lb, self.qp1.x_ub)
         hi, lo = self.tau_hi, self.tau_lo
         rate = self.limits.tau_rate
@@ -136,6 +149,10 @@ class HqpLevels:
 
         ``M`` weighs the objective, ``Mt`` (``M`` or ``M + Δt D``) maps q̈ to torque rows.
         """
+        if self._c_levels is not None:  # daqp's answer, else the Python level 1 from the start
+            x = hqp_native.hqp_c.level1(self._c_levels[0], J, M, b, Mt)
+            if x is not None:
+                return x, True
         qp1 = self.qp1  # H written in place (np.dot(out=) on a (6, nv) costs more than .dot)
         H = qp1.H
         np.dot(J.T, J, out=H)
@@ -155,6 +172,10 @@ class HqpLevels:
         self, J: np.ndarray, M: np.ndarray, Mt: np.ndarray, qdd1: np.ndarray, tau0: np.ndarray
     ) -> np.ndarray:
         """Level 2 in level 1's null space for the torque ``τ₀`` (consumed); q̈ (nv,)."""
+        if self._c_levels is not None:  # daqp's answer, else the Python level 2 from the start
+            x = hqp_native.hqp_c.level2(self._c_levels[1], J, M, Mt, qdd1, tau0)
+            if x is not None:
+                return x
         qp1, qp2 = self.qp1, self.qp2
         np.add(M, self._reg_I, out=self._H2)
         np.negative(tau0, out=qp2.f)
