@@ -12,9 +12,9 @@ For CIC, se3_lie and hqp the compiled loop (:mod:`mjscope.dock.native_loop`,
 ``dock/_kernel.c``) runs the same periods with the same results, bit for bit;
 ``MJSCOPE_DOCK_KERNEL=python`` forces this module's loop (and it runs wherever the compiled
 one declines). Here, the hot path is kept lean: references are computed for :data:`CHUNK`
-periods at a time
-(vectorised planners), measurements read MuJoCo buffers through addresses resolved once,
-bound methods are looked up once per run, and each :class:`~mjscope.dock.telemetry.Sample` is
+periods at a time (vectorised planners), measurements read MuJoCo buffers through addresses
+resolved once, bound methods are looked up once per run, and each
+:class:`~mjscope.dock.telemetry.Sample` is
 built with ``tuple.__new__`` (the same record, without NamedTuple's Python-level constructor).
 """
 
