@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from importlib import resources
 
 import numpy as np
 import pinocchio as pin
@@ -16,20 +15,13 @@ from mjscope.dock import native_loop
 from mjscope.dock.loop import RunResult
 from mjscope.dock.run_docking import build_hqp, run_simulation
 from mjscope.dock.scene import Scene, load_scene
+from tests.utils import assert_same_run, bundled_scenes
 
 needs_native = pytest.mark.skipif(
     not hqp_native.available() and not os.environ.get("CI"),
     reason="the hqp law's C module was not built (no C compiler at install)",
 )
-SCENES = sorted(
-    p.name.removesuffix(".yaml")
-    for p in resources.files("mjscope.data.scenes").iterdir()
-    if p.name.endswith(".yaml")
-)
-
-
-def _bits(a: np.ndarray) -> bytes:
-    return np.ascontiguousarray(a).tobytes()
+SCENES = bundled_scenes()
 
 
 def _run(mp: pytest.MonkeyPatch, compiled: bool, scene: Scene, duration: float,
@@ -37,16 +29,6 @@ def _run(mp: pytest.MonkeyPatch, compiled: bool, scene: Scene, duration: float,
     mp.setenv(hqp_native.ENV, "" if compiled else "python")
     mp.setenv(native_loop.ENV, "" if kernel else "python")
     return run_simulation(scene, "hqp", duration=duration)
-
-
-def _same(a: RunResult, b: RunResult) -> None:
-    A, B = a.log.arrays(), b.log.arrays()
-    assert sorted(A) == sorted(B)
-    for k in A:
-        assert A[k].shape == B[k].shape, k
-        assert _bits(A[k]) == _bits(B[k]), f"{k}: max |Δ| {np.max(np.abs(A[k] - B[k]))}"
-    assert (a.status, a.message, a.steps) == (b.status, b.message, b.steps)
-    assert a.controller_stats == b.controller_stats
 
 
 def _hqp(scene: Scene, **fields: object) -> Scene:
@@ -71,7 +53,7 @@ def test_every_scene_bit_identical(
     """Every bundled scene, both wrench sources: telemetry, stops and counters the same bits."""
     sc = _hqp(load_scene(scene), force_source=source)
     duration = min(sc.cfg.duration, 1.0)
-    _same(_run(monkeypatch, False, sc, duration), _run(monkeypatch, True, sc, duration))
+    assert_same_run(_run(monkeypatch, False, sc, duration), _run(monkeypatch, True, sc, duration))
 
 
 @needs_native
@@ -83,7 +65,7 @@ def test_contact(monkeypatch: pytest.MonkeyPatch, source: str, kernel: bool) -> 
     sc = _hqp(load_scene("iiwa14_docking"), force_source=source)
     py = _run(monkeypatch, False, sc, 3.3, kernel)
     assert py.log.arrays()["contact_force"].max() > 1.0
-    _same(py, _run(monkeypatch, True, sc, 3.3, kernel))
+    assert_same_run(py, _run(monkeypatch, True, sc, 3.3, kernel))
 
 
 @needs_native
@@ -95,7 +77,7 @@ def test_limits_binding_and_infeasible_level(monkeypatch: pytest.MonkeyPatch) ->
     py = _run(monkeypatch, False, sc, 1.5)
     stats = py.controller_stats
     assert stats["level1_infeasible"] > 0, stats
-    _same(py, _run(monkeypatch, True, sc, 1.5))
+    assert_same_run(py, _run(monkeypatch, True, sc, 1.5))
 
 
 def test_forced_python(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from importlib import resources
 from typing import Any
 
 import numpy as np
@@ -20,35 +19,18 @@ from mjscope.dock import native_loop, native_symbols
 from mjscope.dock.loop import RunResult
 from mjscope.dock.run_docking import build_cic, build_se3_lie, run_simulation
 from mjscope.dock.scene import Scene, load_scene
+from tests.utils import assert_same_run, bits, bundled_scenes
 
 needs_native = pytest.mark.skipif(
     not native_loop.available() and not os.environ.get("CI"),
     reason="the compiled dock loop was not built (no C compiler at install)",
 )
-SCENES = sorted(
-    p.name.removesuffix(".yaml")
-    for p in resources.files("mjscope.data.scenes").iterdir()
-    if p.name.endswith(".yaml")
-)
-
-
-def _bits(a: np.ndarray) -> bytes:
-    return np.ascontiguousarray(a).tobytes()
+SCENES = bundled_scenes()
 
 
 def _run(monkeypatch: pytest.MonkeyPatch, native: bool, *args: Any, **kw: Any) -> RunResult:
     monkeypatch.setenv(native_loop.ENV, "" if native else "python")
     return run_simulation(*args, **kw)
-
-
-def _same(a: RunResult, b: RunResult) -> None:
-    A, B = a.log.arrays(), b.log.arrays()
-    assert sorted(A) == sorted(B)
-    for k in A:
-        assert A[k].shape == B[k].shape, k
-        assert _bits(A[k]) == _bits(B[k]), f"{k}: max |Δ| {np.max(np.abs(A[k] - B[k]))}"
-    assert (a.status, a.message, a.steps) == (b.status, b.message, b.steps)
-    assert a.controller_stats == b.controller_stats
 
 
 def _spy(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
@@ -86,7 +68,7 @@ def test_every_scene_bit_identical(
     assert len(seen) == (1 if native_loop.covers_scene(sc) else 0)
     if seen:
         assert seen[0] is not None  # it ran compiled
-    _same(py, c)
+    assert_same_run(py, c)
 
 
 @needs_native
@@ -105,7 +87,7 @@ def test_contact_and_free_space(monkeypatch: pytest.MonkeyPatch, controller: str
     c = _run(monkeypatch, True, sc, controller, duration=3.3)
     assert seen and seen[0] is not None
     assert py.log.arrays()["contact_force"].max() > 1.0
-    _same(py, c)
+    assert_same_run(py, c)
 
 
 def test_forced_python(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -173,7 +155,7 @@ def test_se3_lie_log_potential_and_guard(monkeypatch: pytest.MonkeyPatch, case: 
         runs[native] = _run(monkeypatch, native, "iiwa14_track_rocking", factory, duration=0.4)
         if native:
             assert seen and seen[0] is not None
-    _same(runs[False], runs[True])
+    assert_same_run(runs[False], runs[True])
     assert held[True].feedforward_dropped is held[False].feedforward_dropped is (case == "singular")
 
 
@@ -192,7 +174,7 @@ def test_non_finite_torque_stops_alike(monkeypatch: pytest.MonkeyPatch) -> None:
     c = _run(monkeypatch, True, "iiwa14_docking", _nan_cic, duration=0.05)
     assert seen and seen[0] is not None
     assert py.status == "stopped" and "non-finite torque" in py.message
-    _same(py, c)
+    assert_same_run(py, c)
 
 
 @needs_native
@@ -219,7 +201,7 @@ def test_controller_state_after_run(monkeypatch: pytest.MonkeyPatch) -> None:
     for native in (False, True):
         _run(monkeypatch, native, "iiwa14_docking", factory(native), duration=0.5)
     assert np.any(held[True].integral != 0.0)
-    assert _bits(held[True].integral) == _bits(held[False].integral)
+    assert bits(held[True].integral) == bits(held[False].integral)
 
 
 @needs_native
@@ -233,7 +215,7 @@ def test_numpy_gemv_found_and_optional(monkeypatch: pytest.MonkeyPatch) -> None:
     seen = _spy(monkeypatch)
     without = _run(monkeypatch, True, sc, "se3_lie", duration=0.3)
     assert seen and seen[0] is not None
-    _same(with_gemv, without)
+    assert_same_run(with_gemv, without)
 
 
 def _wheel_numpy() -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import os
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -134,3 +135,25 @@ def finish(p: Any, timeout: float = 10.0) -> tuple[str, str]:
     p.wait(timeout)
     reader.join(timeout)
     return out, err[0] if err else ""
+
+
+def bundled_scenes() -> list[str]:
+    """The names of the bundled dock scenes (``mjscope/data/scenes/*.yaml``), sorted."""
+    names = (p.name for p in resources.files("mjscope.data.scenes").iterdir())
+    return sorted(n.removesuffix(".yaml") for n in names if n.endswith(".yaml"))
+
+
+def bits(a: np.ndarray) -> bytes:
+    """An array's bytes in C order: equal bits, not just equal values (NaN, the sign of 0)."""
+    return np.ascontiguousarray(a).tobytes()
+
+
+def assert_same_run(a: Any, b: Any) -> None:
+    """Two dock runs agree bit for bit: every telemetry array, the end, the counters."""
+    A, B = a.log.arrays(), b.log.arrays()
+    assert sorted(A) == sorted(B)
+    for k in A:
+        assert A[k].shape == B[k].shape, k
+        assert bits(A[k]) == bits(B[k]), f"{k}: max |Δ| {np.max(np.abs(A[k] - B[k]))}"
+    assert (a.status, a.message, a.steps) == (b.status, b.message, b.steps)
+    assert a.controller_stats == b.controller_stats
