@@ -30,20 +30,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "../sim/mjlog.h"
+
 typedef void (*step_fn)(const void *m, void *d);
 typedef void (*diffpos_fn)(const void *m, double *qvel, double dt, const double *qpos1,
                            const double *qpos2);
-/* the head of MuJoCo's mjLogMessage (mjtype.h, 3.12 and later) */
-typedef struct {
-  int level; /* mjtLogLevel: 3 is mjLOG_ERROR */
-  int topic;
-  char subject[1024];
-  const char *body;
-  const char *func; /* the function that raised it, or NULL */
-} log_head;
-typedef void (*log_handler)(const log_head *msg);
-typedef log_handler (*tls_fn)(log_handler handler); /* _mjPRIVATE_setTlsLogHandler */
-typedef log_handler (*global_fn)(void);             /* _mjPRIVATE_getGlobalLogHandler */
 typedef void (*force_fn)(const void *m, const void *d, int id, double result[6]);
 
 /* plan slots: keep in this order, native_loop.PLAN_SLOTS names them */
@@ -73,22 +64,6 @@ enum { CAP_WIDTH = 24 }; /* contact_pairs.FIELDS: step, k, g1, g2, dist, dim, mu
                             f_t2, vt, time; then friction[5], solref[2], solimp[5] */
 
 enum { DONE = 0, EVENT = 1, FATAL = 2 };
-
-static __thread jmp_buf error_jump;
-static __thread char *error_msg;
-static __thread log_handler forward; /* where warnings go on: the thread's or the global */
-
-/* An error unwinds to run_steps; any other message goes where it went before. */
-static void on_log(const log_head *msg) {
-  if (msg->level == 3) { /* "func: subject", as the bindings' FatalError says it */
-    if (msg->func != NULL)
-      snprintf(error_msg, 1024, "%s: %s", msg->func, msg->subject);
-    else
-      snprintf(error_msg, 1024, "%s", msg->subject);
-    longjmp(error_jump, 1);
-  }
-  if (forward != NULL) forward(msg);
-}
 
 static inline int64_t now_ns(clockid_t clock) {
   struct timespec ts;

@@ -25,17 +25,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../sim/mjlog.h"
+
 typedef void (*step_fn)(const void *m, void *d);
-typedef struct {
-  int level;
-  int topic;
-  char subject[1024];
-  const char *body;
-  const char *func;
-} log_head; /* the head of MuJoCo's mjLogMessage (3.12 and later) */
-typedef void (*log_handler)(const log_head *msg);
-typedef log_handler (*tls_fn)(log_handler handler);
-typedef log_handler (*global_fn)(void);
 typedef void (*sytrf_fn)(char *, int *, double *, int *, int *, double *, int *, int *);
 typedef void (*gemv_fn)(int order, int trans, int64_t m, int64_t n, double alpha,
                         const double *A, int64_t lda, const double *x, int64_t incx,
@@ -75,21 +67,6 @@ enum {
   O_N
 };
 enum { DONE = 0, NONFINITE = 1, BADACC = 2, FATAL = 3, PYERR = -1 };
-
-static __thread jmp_buf error_jump;
-static __thread char *error_msg;
-static __thread log_handler forward;
-
-static void on_log(const log_head *msg) {
-  if (msg->level == 3) {
-    if (msg->func != NULL)
-      snprintf(error_msg, 1024, "%s: %s", msg->func, msg->subject);
-    else
-      snprintf(error_msg, 1024, "%s", msg->subject);
-    longjmp(error_jump, 1);
-  }
-  if (forward != NULL) forward(msg);
-}
 
 static PyObject *s_dot, *s_T, *s_translation, *s_rotation, *s_vector, *s_solve, *s_actInv,
     *s_inverse, *s_act, *s_cross;

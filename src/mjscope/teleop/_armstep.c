@@ -24,18 +24,7 @@
 #include <string.h>
 #include <time.h>
 
-/* _chain.c's C API (the same struct; its CHAIN_API_VERSION) */
-#define CHAIN_API_VERSION 2
-typedef struct {
-  int version;
-  int (*target)(const double *, const double *, const double *, const double *, const double *,
-                const double *, const double *, const double *, double *, double *, double *);
-  long (*joint)(const double *, Py_ssize_t, const double *, const double *, const double *,
-                double *, double *);
-  void (*errors)(const double *, const double *, double *);
-  int maxj;
-  PyObject *(*to_list)(const double *, Py_ssize_t); /* a new list of Python floats */
-} ChainApi;
+#include "chain_api.h" /* _chain.c's C API */
 static const ChainApi *chain;
 
 #define MAXJ 32

@@ -299,20 +299,9 @@ static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_chain", "The teleop arm chain's arithmetic in C.", -1, methods,
 };
 
-/* The C API other extensions use, through the capsule _chain._C_API: _armstep.c calls these
- * same functions (setup.py builds each .c on its own, with no shared header, so _armstep.c
- * repeats this struct; CHAIN_API_VERSION guards the match). */
-#define CHAIN_API_VERSION 2
-typedef struct {
-  int version;
-  int (*target)(const double *, const double *, const double *, const double *, const double *,
-                const double *, const double *, const double *, double *, double *, double *);
-  long (*joint)(const double *, Py_ssize_t, const double *, const double *, const double *,
-                double *, double *);
-  void (*errors)(const double *, const double *, double *);
-  int maxj;
-  PyObject *(*to_list)(const double *, Py_ssize_t); /* a new list of Python floats */
-} ChainApi;
+/* The C API other extensions use, through the capsule _chain._C_API (chain_api.h): _armstep.c
+ * calls these same functions. */
+#include "chain_api.h"
 
 static ChainApi api = {CHAIN_API_VERSION, target_core, joint_core, errors_core, MAXJ,
                        to_list};
