@@ -26,7 +26,9 @@ def _csvs(tmp_path: Path) -> tuple[str, str]:
     [
         (["hand", "--transport", "inproc", "--duration", "2.5"], "hand bridge"),
         (["teleop", "--demo", "--duration", "2"], "teleop demo"),
-        (["diagnose", "quadruped", "--duration", "300"], "diagnose"),
+        # a rollout shows its line after 2 s (diagnose.loop.PROGRESS_AFTER_S): 1500 s of the
+        # quadruped take ≈ 7 s with the compiled step loop on an idle core (300 s: ≈ 1.2 s)
+        (["diagnose", "quadruped", "--duration", "1500"], "diagnose"),
         (["diagnose", "compare", "A", "B"], "diagnose compare"),
     ],
     ids=lambda v: " ".join(v[:2]) if isinstance(v, list) else None,
