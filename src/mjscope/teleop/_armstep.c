@@ -791,6 +791,8 @@ done:
   X(cycle_t) X(frombuffer) X(clamps) X(adapter_error) X(threshold) X(inv_dt_obj)
 #define COUNT(n) +1
 enum { NOBJ = 0 OBJECTS(COUNT) };
+/* the stats' command queue arrays, taken after the first command (commanded) */
+#define QUEUE(X) X(qv) X(qv0) X(qdt)
 
 static const double *address(PyObject *o) {
   void *p = PyLong_AsVoidPtr(o);
@@ -818,9 +820,9 @@ static int init(Stepper *s, PyObject *args, PyObject *kw) {
 #define TAKE(n) Py_XSETREF(s->n, Py_NewRef(PyTuple_GET_ITEM(objs, i))); i++;
   OBJECTS(TAKE)
 #undef TAKE
-  Py_CLEAR(s->qv); /* taken again from these stats at their next command */
-  Py_CLEAR(s->qv0);
-  Py_CLEAR(s->qdt);
+#define CLEAR(n) Py_CLEAR(s->n);
+  QUEUE(CLEAR) /* taken again from these stats at their next command */
+#undef CLEAR
   double *d[6] = {&s->xr_timeout, &s->fb_timeout, &s->w_pos, &s->w_ori, &s->rtol1, &s->atol};
   for (int k = 0; k < 6; k++) {
     *d[k] = PyFloat_AsDouble(PyTuple_GET_ITEM(nums, k));
@@ -853,20 +855,16 @@ static int init(Stepper *s, PyObject *args, PyObject *kw) {
 static int traverse(Stepper *s, visitproc visit, void *arg) {
 #define VISIT(n) Py_VISIT(s->n);
   OBJECTS(VISIT)
+  QUEUE(VISIT)
 #undef VISIT
-  Py_VISIT(s->qv);
-  Py_VISIT(s->qv0);
-  Py_VISIT(s->qdt);
   return 0;
 }
 
 static int clear(Stepper *s) {
 #define CLEAR(n) Py_CLEAR(s->n);
   OBJECTS(CLEAR)
+  QUEUE(CLEAR)
 #undef CLEAR
-  Py_CLEAR(s->qv);
-  Py_CLEAR(s->qv0);
-  Py_CLEAR(s->qdt);
   return 0;
 }
 
