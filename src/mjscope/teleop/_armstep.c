@@ -19,6 +19,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h> /* T_OBJECT_EX, READONLY */
 
 #include <math.h>
 #include <string.h>
@@ -44,6 +45,42 @@ enum { XR, TARGET, IK, LIMITS, SEND, ACK }; /* timing.STAGES */
 NAMES(DECL)
 static PyObject *s_engaged, *s_qp_failure, *s_non_finite, *s_not_converged, *s_empty;
 static PyObject *builtin_sum, *one, *nan_obj;
+
+/* -- attributes: a __slots__ member read and written in place ------------------------------
+ * The arm's objects (mjscope.teleop: ArmChannel/TeleopArm, XrInput, Clutch, ArmStats,
+ * StageLog, ArmIk, JointLimiter, ControllerState) declare __slots__. Where the type's
+ * attribute is a writable object member descriptor and the type keeps the generic
+ * getattr/setattr, reading or writing the slot is what PyObject_GetAttr/SetAttr would do
+ * (a member is a data descriptor: nothing overrides it); the descriptor is looked up at each
+ * access (the type's method cache), so a class changed at run time is still honoured. Any other
+ * case (an unset slot, a property, another class) takes the generic path. */
+static PyObject **slot(PyObject *o, PyObject *name, getattrofunc get, setattrofunc set) {
+  PyTypeObject *t = Py_TYPE(o);
+  if ((get != NULL && t->tp_getattro != get) || (set != NULL && t->tp_setattro != set))
+    return NULL;
+  PyObject *d = _PyType_Lookup(t, name);
+  if (d == NULL || !Py_IS_TYPE(d, &PyMemberDescr_Type)) return NULL;
+  PyMemberDef *m = ((PyMemberDescrObject *)d)->d_member;
+  if (m->type != T_OBJECT_EX || (m->flags & READONLY) ||
+      !PyObject_TypeCheck(o, PyDescr_TYPE(d)))
+    return NULL;
+  return (PyObject **)((char *)o + m->offset);
+}
+
+/* attr_get(o, name) (new ref). */
+static PyObject *attr_get(PyObject *o, PyObject *name) {
+  PyObject **p = slot(o, name, PyObject_GenericGetAttr, NULL);
+  if (p != NULL && *p != NULL) return Py_NewRef(*p);
+  return PyObject_GetAttr(o, name);
+}
+
+/* attr_set(o, name, v) (v borrowed, not NULL). */
+static int attr_set(PyObject *o, PyObject *name, PyObject *v) {
+  PyObject **p = slot(o, name, NULL, PyObject_GenericSetAttr);
+  if (p == NULL) return PyObject_SetAttr(o, name, v);
+  Py_XSETREF(*p, Py_NewRef(v));
+  return 0;
+}
 
 /* math.isfinite(sum(values)) as Python computes it (1, 0; -1 with an exception). */
 static int py_finite_sum(PyObject *values) {
@@ -143,14 +180,14 @@ static PyObject *call3(PyObject *o, PyObject *name, PyObject *a, PyObject *b, Py
 /* Set o.name = v, stealing v (NULL v: an exception already set). */
 static int set_steal(PyObject *o, PyObject *name, PyObject *v) {
   if (v == NULL) return -1;
-  int r = PyObject_SetAttr(o, name, v);
+  int r = attr_set(o, name, v);
   Py_DECREF(v);
   return r;
 }
 
 /* o.name += 1 (an int attribute). */
 static int incr(PyObject *o, PyObject *name) {
-  PyObject *v = PyObject_GetAttr(o, name);
+  PyObject *v = attr_get(o, name);
   if (v == NULL) return -1;
   PyObject *w = PyNumber_Add(v, one);
   Py_DECREF(v);
@@ -195,7 +232,7 @@ static void plain_clear(Plain *c) {
 
 /* A false-or-error test of o.name: 1 when truthy or on an error (cleared): decline. */
 static int attr_true(PyObject *o, PyObject *name) {
-  PyObject *v = PyObject_GetAttr(o, name);
+  PyObject *v = attr_get(o, name);
   if (v == NULL) {
     PyErr_Clear();
     return 1;
@@ -228,7 +265,7 @@ static int feedback_ok(Stepper *s, PyObject *now_o, double now) {
 /* The XR state in force (XrInput.update), its reset edge and the clutch (TeleopArm._engaged). */
 static int xr_ok(Stepper *s, Plain *c, PyObject *ctrl, double now) {
   if (ctrl != Py_None) {
-    PyObject *pose = PyObject_GetAttr(ctrl, s_pose);
+    PyObject *pose = attr_get(ctrl, s_pose);
     if (pose == NULL) {
       PyErr_Clear();
       return 0;
@@ -241,20 +278,20 @@ static int xr_ok(Stepper *s, Plain *c, PyObject *ctrl, double now) {
     c->fresh = 1;
   } else {
     if (!attr_true(s->xr, s_ever)) return 0;
-    PyObject *last = PyObject_GetAttr(s->xr, s__last);
+    PyObject *last = attr_get(s->xr, s__last);
     int ok = last != NULL && PyFloat_CheckExact(last) &&
              !(now - PyFloat_AS_DOUBLE(last) > s->xr_timeout);
     Py_XDECREF(last);
-    PyObject *pose = ok ? PyObject_GetAttr(s->xr, s_pose) : NULL;
+    PyObject *pose = ok ? attr_get(s->xr, s_pose) : NULL;
     ok = pose != NULL && floats(pose, c->pose, 7);
     Py_XDECREF(pose);
-    c->ctrl = ok ? PyObject_GetAttr(s->xr, s__ctrl) : NULL;
+    c->ctrl = ok ? attr_get(s->xr, s__ctrl) : NULL;
     if (c->ctrl == NULL || c->ctrl == Py_None) {
       PyErr_Clear();
       return 0;
     }
   }
-  c->prim = PyObject_GetAttr(c->ctrl, s_primary);
+  c->prim = attr_get(c->ctrl, s_primary);
   if (c->prim == NULL) {
     PyErr_Clear();
     return 0;
@@ -264,7 +301,7 @@ static int xr_ok(Stepper *s, Plain *c, PyObject *ctrl, double now) {
     PyErr_Clear();
     return 0; /* a reset */
   }
-  PyObject *grip = PyObject_GetAttr(c->ctrl, s_grip);
+  PyObject *grip = attr_get(c->ctrl, s_grip);
   int held = grip != NULL ? PyObject_RichCompareBool(grip, s->threshold, Py_GT) : -1;
   Py_XDECREF(grip);
   if (held != 1) {
@@ -276,11 +313,11 @@ static int xr_ok(Stepper *s, Plain *c, PyObject *ctrl, double now) {
 
 /* The clutch target with no Cartesian limit binding (_chain's target), else 0. */
 static int target_ok(Stepper *s, Plain *c) {
-  PyObject *ee = PyObject_GetAttr(s->clutch, s__ee);
+  PyObject *ee = attr_get(s->clutch, s__ee);
   int anchored = ee != NULL && ee != Py_None;
   Py_XDECREF(ee);
-  PyObject *an = anchored ? PyObject_GetAttr(s->clutch, s__anchors) : NULL;
-  c->prev = anchored ? PyObject_GetAttr(s->arm, s__prev_target) : NULL;
+  PyObject *an = anchored ? attr_get(s->clutch, s__anchors) : NULL;
+  c->prev = anchored ? attr_get(s->arm, s__prev_target) : NULL;
   double ep[3], eq[4], cp[3], ci[4], p0[3], q0[4];
   int ok = an != NULL && c->prev != NULL && PyTuple_CheckExact(an) && PyTuple_GET_SIZE(an) == 4 &&
            PyTuple_CheckExact(c->prev) && PyTuple_GET_SIZE(c->prev) == 2 &&
@@ -295,13 +332,13 @@ static int target_ok(Stepper *s, Plain *c) {
 
 /* StageLog.next: the last row into the ring, a fresh row of NaN; returns it (new ref). */
 static PyObject *next_row(Stepper *s) {
-  PyObject *cyc = PyObject_GetAttr(s->timing, s_cycles);
+  PyObject *cyc = attr_get(s->timing, s_cycles);
   if (cyc == NULL) return NULL;
   Py_ssize_t k = PyLong_AsSsize_t(cyc);
   Py_DECREF(cyc);
   if (k == -1 && PyErr_Occurred()) return NULL;
   if (k) {
-    PyObject *row = PyObject_GetAttr(s->timing, s_row);
+    PyObject *row = attr_get(s->timing, s_row);
     if (row == NULL) return NULL;
     double *dst = s->ring + ((k - 1) % s->ring_rows) * NSTAGE;
     int fast = PyList_CheckExact(row) && PyList_GET_SIZE(row) == NSTAGE;
@@ -320,7 +357,7 @@ static PyObject *next_row(Stepper *s) {
   }
   PyObject *row = PyList_New(NSTAGE); /* list(timing._EMPTY): one NaN object, as there */
   for (int i = 0; row != NULL && i < NSTAGE; i++) PyList_SET_ITEM(row, i, Py_NewRef(nan_obj));
-  if (row == NULL || PyObject_SetAttr(s->timing, s_row, row) < 0) goto fail;
+  if (row == NULL || attr_set(s->timing, s_row, row) < 0) goto fail;
   PyObject *k1 = PyLong_FromSsize_t(k + 1);
   if (set_steal(s->timing, s_cycles, k1) < 0) goto fail;
   return row;
@@ -337,14 +374,14 @@ static int put(PyObject *row, int i, double v) {
 /* ArmChannel._begin after the checks: the cycle counted, the ack stage. */
 static int begin(Stepper *s, PyObject *row, PyObject *now_o) {
   if (incr(s->stats, s_cycles) < 0) return -1;
-  PyObject *first = PyObject_GetAttr(s->stats, s_first_cycle);
+  PyObject *first = attr_get(s->stats, s_first_cycle);
   if (first == NULL) return -1;
   int none = first == Py_None;
   Py_DECREF(first);
-  if (none && PyObject_SetAttr(s->stats, s_first_cycle, now_o) < 0) return -1;
-  if (PyObject_SetAttr(s->stats, s_last_cycle, now_o) < 0) return -1;
-  PyObject *sent = PyObject_GetAttr(s->arm, s__sent_at);
-  PyObject *after = sent != NULL ? PyObject_GetAttr(s->arm, s__ack_after) : NULL;
+  if (none && attr_set(s->stats, s_first_cycle, now_o) < 0) return -1;
+  if (attr_set(s->stats, s_last_cycle, now_o) < 0) return -1;
+  PyObject *sent = attr_get(s->arm, s__sent_at);
+  PyObject *after = sent != NULL ? attr_get(s->arm, s__ack_after) : NULL;
   int r = after != NULL ? 0 : -1;
   if (after != NULL && sent != Py_None && after != Py_None) {
     PyObject *ack = PyObject_CallOneArg(after, sent);
@@ -352,7 +389,7 @@ static int begin(Stepper *s, PyObject *row, PyObject *now_o) {
     if (ack != NULL && ack != Py_None) {
       PyObject *d = PyNumber_Subtract(ack, sent);
       r = d != NULL ? PyList_SetItem(row, ACK, d) : -1;
-      if (r == 0) r = PyObject_SetAttr(s->arm, s__sent_at, Py_None);
+      if (r == 0) r = attr_set(s->arm, s__sent_at, Py_None);
     }
     Py_XDECREF(ack);
   }
@@ -364,14 +401,14 @@ static int begin(Stepper *s, PyObject *row, PyObject *now_o) {
 /* TeleopArm._xr (no new timeout here) and XrInput.primary_pressed's state. */
 static int take_xr(Stepper *s, Plain *c, PyObject *now_o) {
   if (c->fresh) {
-    if (PyObject_SetAttr(s->xr, s__ctrl, c->ctrl) < 0 ||
-        PyObject_SetAttr(s->xr, s__last, now_o) < 0 ||
-        PyObject_SetAttr(s->xr, s_ever, Py_True) < 0 ||
-        PyObject_SetAttr(s->xr, s_timed_out, Py_False) < 0 ||
+    if (attr_set(s->xr, s__ctrl, c->ctrl) < 0 ||
+        attr_set(s->xr, s__last, now_o) < 0 ||
+        attr_set(s->xr, s_ever, Py_True) < 0 ||
+        attr_set(s->xr, s_timed_out, Py_False) < 0 ||
         set_steal(s->xr, s_pose, chain->to_list(c->pose, 7)) < 0)
       return -1;
   }
-  return PyObject_SetAttr(s->xr, s__primary, c->prim);
+  return attr_set(s->xr, s__primary, c->prim);
 }
 
 /* ArmIk._errors: the position and orientation errors of the model's end-effector transform
@@ -381,7 +418,7 @@ static int take_xr(Stepper *s, Plain *c, PyObject *now_o) {
  * the step before: not read again). Nothing in between (Placo's solve, its state, the
  * kinematics update) reads or sets ik._T_now. */
 static int errors(Stepper *s, double *e, int before) {
-  PyObject *T_now = before ? PyObject_GetAttr(s->ik, s__T_now) : Py_NewRef(Py_None);
+  PyObject *T_now = before ? attr_get(s->ik, s__T_now) : Py_NewRef(Py_None);
   if (T_now == NULL) return -1;
   int cached = T_now != Py_None;
   if (!cached) {
@@ -391,9 +428,9 @@ static int errors(Stepper *s, double *e, int before) {
   }
   int r = 0;
   if (before && cached)
-    r = PyObject_SetAttr(s->ik, s__T_now, Py_None);
+    r = attr_set(s->ik, s__T_now, Py_None);
   else if (!before)
-    r = PyObject_SetAttr(s->ik, s__T_now, T_now);
+    r = attr_set(s->ik, s__T_now, T_now);
   double T[16];
   if (r == 0) r = matrix(T_now, T);
   Py_DECREF(T_now);
@@ -409,14 +446,14 @@ static PyObject *reject(Stepper *s, PyObject *q0, PyObject *reason) {
 /* ArmIk.advance(None): one QP step on the target the cycle wrote; its reason (new ref), the
  * accepted joints in q. */
 static PyObject *advance(Stepper *s, double *q) {
-  PyObject *q0 = PyObject_GetAttr(s->ik, s__q_model);
+  PyObject *q0 = attr_get(s->ik, s__q_model);
   if (q0 == NULL) return NULL;
   PyObject *out = NULL, *solver = NULL, *res = NULL, *qa = NULL;
   double e[2];
   if (PyObject_SetAttr(s->task, s_T_world_frame, s->T_target) < 0 || errors(s, e, 1) < 0)
     goto done; /* ik._T_now is None now */
   double before = (s->w_pos * e[0] + s->w_ori * e[1]) * s->rtol1 + s->atol;
-  solver = PyObject_GetAttr(s->ik, s_solver);
+  solver = attr_get(s->ik, s_solver);
   res = solver != NULL ? call1(solver, s_solve, Py_True) : NULL;
   if (res == NULL) {
     if (solver != NULL && PyErr_ExceptionMatches(PyExc_RuntimeError)) {
@@ -453,8 +490,8 @@ static PyObject *advance(Stepper *s, double *q) {
   if (r == 0) r = set_steal(s->ik, s__e, Py_BuildValue("(dd)", e[0], e[1]));
   if (r == 0 && s->w_pos * e[0] + s->w_ori * e[1] > before) {
     out = reject(s, q0, s_not_converged);
-  } else if (r == 0 && PyObject_SetAttr(s->ik, s__q_model, ql) == 0 &&
-             PyObject_SetAttr(s->ik, s_q_step, ql) == 0) {
+  } else if (r == 0 && attr_set(s->ik, s__q_model, ql) == 0 &&
+             attr_set(s->ik, s_q_step, ql) == 0) {
     out = Py_NewRef(s_empty);
   }
   Py_DECREF(ql);
@@ -479,8 +516,8 @@ static void step_clear(Step *j) {
 }
 
 static int joint_step(Stepper *s, const double *qd, Step *j) {
-  PyObject *ql = PyObject_GetAttr(s->joints, s__ql);
-  j->v0 = ql != NULL ? PyObject_GetAttr(s->joints, s__vl) : NULL;
+  PyObject *ql = attr_get(s->joints, s__ql);
+  j->v0 = ql != NULL ? attr_get(s->joints, s__vl) : NULL;
   double q0[MAXJ], v0[MAXJ], qs[MAXJ], vs[MAXJ];
   int ok = j->v0 != NULL && floats(ql, q0, s->n) && floats(j->v0, v0, s->n);
   Py_XDECREF(ql);
@@ -493,10 +530,10 @@ static int joint_step(Stepper *s, const double *qd, Step *j) {
   j->v = chain->to_list(vs, s->n);
   j->q = view(s, qs, s->n);
   int r = (lq && j->v && j->q) ? 0 : -1;
-  if (r == 0) r = PyObject_SetAttr(s->joints, s__ql, lq);
-  if (r == 0) r = PyObject_SetAttr(s->joints, s__vl, j->v);
-  if (r == 0) r = PyObject_SetAttr(s->joints, s_q, j->q);
-  if (r == 0) r = PyObject_SetAttr(s->joints, s__moving, bits > 7 ? Py_True : Py_False);
+  if (r == 0) r = attr_set(s->joints, s__ql, lq);
+  if (r == 0) r = attr_set(s->joints, s__vl, j->v);
+  if (r == 0) r = attr_set(s->joints, s_q, j->q);
+  if (r == 0) r = attr_set(s->joints, s__moving, bits > 7 ? Py_True : Py_False);
   Py_XDECREF(lq);
   j->clamps = Py_NewRef(PyTuple_GET_ITEM(s->clamps, bits & 7));
   return r;
@@ -504,7 +541,7 @@ static int joint_step(Stepper *s, const double *qd, Step *j) {
 
 /* A rejected IK step (TeleopArm._track's else branch): counted, the limiter brakes. */
 static int rejected(Stepper *s, PyObject *reason, Step *j) {
-  PyObject *counts = PyObject_GetAttr(s->stats, s_ik_rejects);
+  PyObject *counts = attr_get(s->stats, s_ik_rejects);
   if (counts == NULL) return -1;
   PyObject *k = PyObject_GetItem(counts, reason);
   PyObject *k1 = k != NULL ? PyNumber_Add(k, one) : NULL;
@@ -529,7 +566,7 @@ static int rejected(Stepper *s, PyObject *reason, Step *j) {
 
 /* ArmStats.clamped: each binding limit's count + 1. */
 static int clamped(Stepper *s, PyObject *names) {
-  PyObject *counts = PyObject_GetAttr(s->stats, s_clamps);
+  PyObject *counts = attr_get(s->stats, s_clamps);
   if (counts == NULL) return -1;
   int r = 0;
   for (Py_ssize_t i = 0; r == 0 && i < PyTuple_GET_SIZE(names); i++) {
@@ -546,7 +583,7 @@ static int clamped(Stepper *s, PyObject *names) {
 
 /* ArmIk.set_q(q, joints.floats) through Python (a braking step's q). */
 static int set_q_py(Stepper *s, Step *j) {
-  PyObject *fl = PyObject_GetAttr(s->joints, s__ql);
+  PyObject *fl = attr_get(s->joints, s__ql);
   PyObject *y = fl != NULL ? call2(s->ik, s_set_q, j->q, fl) : NULL;
   Py_XDECREF(fl);
   Py_XDECREF(y);
@@ -556,7 +593,7 @@ static int set_q_py(Stepper *s, Step *j) {
 /* ArmIk.set_q(q, joints.floats) on the limiter's new command (the model to the command):
  * q into Placo's joint vector, _q_model, update_kinematics, no cached transform. */
 static int set_q(Stepper *s, Step *j) {
-  PyObject *fl = PyObject_GetAttr(s->joints, s__ql);
+  PyObject *fl = attr_get(s->joints, s__ql);
   double q[MAXJ];
   if (fl == NULL) return -1;
   if (!floats(fl, q, s->n)) {
@@ -579,17 +616,17 @@ static int set_q(Stepper *s, Step *j) {
       r = -1;
     }
   }
-  if (r == 0) r = PyObject_SetAttr(s->ik, s__q_model, fl);
+  if (r == 0) r = attr_set(s->ik, s__q_model, fl);
   Py_DECREF(fl);
   PyObject *uk = r == 0 ? call0(s->robot, s_update_kinematics) : NULL;
   Py_XDECREF(uk);
   if (uk == NULL) return -1;
-  return PyObject_SetAttr(s->ik, s__T_now, Py_None);
+  return attr_set(s->ik, s__T_now, Py_None);
 }
 
 /* An int attribute (-1 with an exception). */
 static Py_ssize_t int_attr(PyObject *o, PyObject *name) {
-  PyObject *v = PyObject_GetAttr(o, name);
+  PyObject *v = attr_get(o, name);
   Py_ssize_t k = v != NULL ? PyLong_AsSsize_t(v) : -1;
   Py_XDECREF(v);
   return k;
@@ -611,7 +648,7 @@ static int put_doubles(PyObject *arr, Py_ssize_t i, const double *v, Py_ssize_t 
  * command (an array may move). */
 static PyObject *commanded(Stepper *s, Step *j) {
   if (s->qv == NULL) {
-    PyObject *pack = PyObject_GetAttr(s->stats, s__pack);
+    PyObject *pack = attr_get(s->stats, s__pack);
     if (pack == NULL) return NULL;
     int first = pack == Py_None;
     Py_DECREF(pack);
@@ -619,8 +656,8 @@ static PyObject *commanded(Stepper *s, Step *j) {
     if (PyErr_Occurred()) return NULL;
     if (row != s->n * (Py_ssize_t)sizeof(double))
       return call3(s->stats, s_commanded, j->v, j->v0, s->inv_dt_obj);
-    PyObject *qv = PyObject_GetAttr(s->stats, s__qv), *qv0 = PyObject_GetAttr(s->stats, s__qv0);
-    PyObject *qdt = PyObject_GetAttr(s->stats, s__qdt);
+    PyObject *qv = attr_get(s->stats, s__qv), *qv0 = attr_get(s->stats, s__qv0);
+    PyObject *qdt = attr_get(s->stats, s__qdt);
     if (qv == NULL || qv0 == NULL || qdt == NULL) {
       Py_XDECREF(qv);
       Py_XDECREF(qv0);
@@ -719,7 +756,7 @@ static int output(Stepper *s, Step *j, PyObject *row, PyObject *now_o, double no
   }
   Py_DECREF(r);
   if (sent) {
-    PyObject *after = PyObject_GetAttr(s->arm, s__ack_after);
+    PyObject *after = attr_get(s->arm, s__ack_after);
     if (after == NULL) return -1;
     int has = after != Py_None;
     Py_DECREF(after);
@@ -728,7 +765,7 @@ static int output(Stepper *s, Step *j, PyObject *row, PyObject *now_o, double no
   }
   PyObject *fb = call1(s->adapter, s_feedback, now_o);
   if (fb == NULL && (fb = adapter_failed(s, s__feedback_lost)) == NULL) return -1;
-  PyObject *fq = fb != Py_None ? PyObject_GetAttr(fb, s_q) : Py_NewRef(Py_None);
+  PyObject *fq = fb != Py_None ? attr_get(fb, s_q) : Py_NewRef(Py_None);
   Py_DECREF(fb);
   if (fq == NULL) return -1;
   r = call2(s->out, s_publish, fq, sent ? j->q : Py_None);
@@ -767,8 +804,8 @@ static PyObject *step(Stepper *s, PyObject *const *args, Py_ssize_t nargs) {
   }
   if (take_xr(s, &c, now_o) < 0 || (pose = track(s, &c, row, &j)) == NULL) goto done;
   if (output(s, &j, row, now_o, now, t0) < 0) goto done;
-  PyObject *grip = PyObject_GetAttr(c.ctrl, s_grip);
-  PyObject *trig = grip != NULL ? PyObject_GetAttr(c.ctrl, s_trigger) : NULL;
+  PyObject *grip = attr_get(c.ctrl, s_grip);
+  PyObject *trig = grip != NULL ? attr_get(c.ctrl, s_trigger) : NULL;
   PyObject *stages = trig != NULL ? PyList_AsTuple(row) : NULL;
   if (stages != NULL)
     out = named(s->cycle_t, PyTuple_Pack(7, now_o, s_engaged, grip, trig, pose, j.q, stages));

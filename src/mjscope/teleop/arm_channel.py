@@ -44,6 +44,23 @@ class ArmChannel:
         transport: Where ``joint_states`` / ``joint_target`` go (``None``: nowhere).
     """
 
+    __slots__ = (
+        "_ack_after",
+        "_sent_at",
+        "_stop_request",
+        "adapter",
+        "cfg",
+        "clutch",
+        "dt",
+        "ik",
+        "joints",
+        "out",
+        "side",
+        "stats",
+        "stopped",
+        "timing",
+    )
+
     def __init__(
         self,
         side: str,

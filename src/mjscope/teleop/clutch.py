@@ -32,6 +32,8 @@ class Clutch:
         engagements: How many times it anchored (grip presses, and re-anchors after a reset).
     """
 
+    __slots__ = ("_anchors", "_ctrl", "_ee", "engagements", "scale", "threshold")
+
     def __init__(self, scale: float, threshold: float) -> None:
         self.scale = float(scale)
         self.threshold = float(threshold)

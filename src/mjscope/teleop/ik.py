@@ -64,6 +64,32 @@ class ArmIk:
         UnknownNameError: ``ee_frame`` is not a frame of the URDF.
     """
 
+    __slots__ = (
+        "T_address",
+        "_T_buf",
+        "_T_now",
+        "_T_target",
+        "_atol",
+        "_e",
+        "_idx",
+        "_native",
+        "_pack",
+        "_q_model",
+        "_rtol1",
+        "_state",
+        "_task",
+        "_w_ori",
+        "_w_pos",
+        "cfg",
+        "ee_frame",
+        "joints",
+        "lower",
+        "q_step",
+        "robot",
+        "solver",
+        "upper",
+    )
+
     def __init__(
         self,
         urdf_text: str,

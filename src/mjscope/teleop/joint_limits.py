@@ -61,6 +61,28 @@ class JointLimiter:
         q0: ``(n,)`` the arm's position at start [rad] (at rest).
     """
 
+    __slots__ = (
+        "_c",
+        "_dv",
+        "_inv_dt",
+        "_k",
+        "_moving",
+        "_native",
+        "_near",
+        "_off",
+        "_plan",
+        "_ql",
+        "_rows",
+        "_sign",
+        "_vl",
+        "amax",
+        "dt",
+        "lower",
+        "q",
+        "upper",
+        "vmax",
+    )
+
     def __init__(
         self,
         lower: npt.ArrayLike,

@@ -53,6 +53,19 @@ _BUTTON = {"left": "X", "right": "A"}
 class TeleopArm(ArmChannel):
     """The teleop chain of one arm (arguments: :class:`~.arm_channel.ArmChannel`'s)."""
 
+    __slots__ = (
+        "_native",
+        "_plan",
+        "_prev_target",
+        "_stepper",
+        "cartesian",
+        "initial_ee",
+        "needs_release",
+        "refused_why",
+        "workspace",
+        "xr",
+    )
+
     def __init__(
         self,
         side: str,

@@ -26,7 +26,7 @@ CLAMPS = (
 )
 
 
-@dataclass
+@dataclass(slots=True)
 class ArmStats:
     """What happened to one arm.
 

@@ -32,6 +32,8 @@ class StageLog:
         cycles: Cycles recorded.
     """
 
+    __slots__ = ("_bytes", "_data", "_row_size", "cycles", "row")
+
     def __init__(self, capacity: int = CAPACITY) -> None:
         self._data = np.full((capacity, len(STAGES)), math.nan)
         self._bytes = self._data.data.cast("B")  # the ring's memory, written row by row

@@ -33,6 +33,8 @@ class XrInput:
         pose: The pose of the state in force, as 7 plain floats (x, y, z, w, x, y, z).
     """
 
+    __slots__ = ("_ctrl", "_last", "_primary", "ever", "pose", "timed_out", "timeout_s", "timeouts")
+
     def __init__(self, timeout_s: float) -> None:
         self.timeout_s = timeout_s
         self.ever = False

@@ -45,7 +45,7 @@ def xr_pose_to_world(pose_xr: npt.ArrayLike) -> np.ndarray:
     return np.concatenate([R_WORLD_XR @ p[:3], q])
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ControllerState:
     """One hand controller at one instant.
 
