@@ -67,14 +67,15 @@ static PyObject **slot(PyObject *o, PyObject *name, getattrofunc get, setattrofu
   return (PyObject **)((char *)o + m->offset);
 }
 
-/* attr_get(o, name) (new ref). */
+/* PyObject_GetAttr(o, name), a slot read in place where it can be (new ref). */
 static PyObject *attr_get(PyObject *o, PyObject *name) {
   PyObject **p = slot(o, name, PyObject_GenericGetAttr, NULL);
   if (p != NULL && *p != NULL) return Py_NewRef(*p);
   return PyObject_GetAttr(o, name);
 }
 
-/* attr_set(o, name, v) (v borrowed, not NULL). */
+/* PyObject_SetAttr(o, name, v), a slot written in place where it can be (v borrowed, not
+ * NULL). */
 static int attr_set(PyObject *o, PyObject *name, PyObject *v) {
   PyObject **p = slot(o, name, NULL, PyObject_GenericSetAttr);
   if (p == NULL) return PyObject_SetAttr(o, name, v);
