@@ -205,7 +205,9 @@ def test_passthrough_moves_under_the_speed_limit(client: Client, emu: RmEmulator
     t = np.array([s for s, _ in pushes])
     assert q1[-1] == 20.0 and q1.max() == 20.0  # arrives, never overshoots
     moving = np.flatnonzero((q1 > 2.0) & (q1 < 18.0))
-    speed = (q1[moving[-1]] - q1[moving[0]]) / (t[moving[-1]] - t[moving[0]])
+    # the slope of a line through every moving sample: one datagram received late (a busy
+    # machine) moves it little, where two end points alone gave 31.6 °/s in one CI run
+    speed = np.polyfit(t[moving], q1[moving], 1)[0]
     assert 20.0 < speed < 31.0, speed  # limited to 30 °/s (5 RPM)
     statuses = {m["arm_current_status"] for _, m in pushes}
     assert statuses == {"move_through_joint", "idle"}
